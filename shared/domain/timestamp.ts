@@ -1,0 +1,197 @@
+/**
+ * Nanosecond-precise timestamps.
+ *
+ * A commit timestamp is a count of nanoseconds since the Unix epoch held in a `bigint`. It never passes
+ * through a JavaScript `Date` (milliseconds), so ordering and window bounds stay exact end to end.
+ */
+
+/** Nanoseconds since 1970-01-01T00:00:00Z, branded so a plain bigint is not mistaken for one. */
+export type Timestamp = bigint & { readonly __timestamp: unique symbol };
+
+const NS_PER_SECOND = 1_000_000_000n;
+const NS_PER_MICRO = 1_000n;
+const SECONDS_PER_DAY = 86_400n;
+
+/** Smallest and largest instants Spanner accepts (0001-01-01 .. 9999-12-31T23:59:59.999999999Z). */
+export const MIN_TIMESTAMP = fromNanos(-62_135_596_800n * NS_PER_SECOND);
+export const MAX_TIMESTAMP = fromNanos(253_402_300_800n * NS_PER_SECOND - 1n);
+
+const RFC3339 =
+  /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
+
+/** Wraps a nanosecond count. */
+export function fromNanos(ns: bigint): Timestamp {
+  return ns as Timestamp;
+}
+
+/** Days since the epoch of a proleptic Gregorian date (Howard Hinnant's days_from_civil). */
+function daysFromCivil(year: number, month: number, day: number): bigint {
+  const y = BigInt(month <= 2 ? year - 1 : year);
+  const era = (y >= 0n ? y : y - 399n) / 400n;
+  const yoe = y - era * 400n;
+  const m = BigInt(month);
+  const doy = (153n * (m > 2n ? m - 3n : m + 9n) + 2n) / 5n + BigInt(day) - 1n;
+  const doe = yoe * 365n + yoe / 4n - yoe / 100n + doy;
+  return era * 146_097n + doe - 719_468n;
+}
+
+/** Inverse of {@link daysFromCivil}. */
+function civilFromDays(days: bigint): [number, number, number] {
+  const z = days + 719_468n;
+  const era = (z >= 0n ? z : z - 146_096n) / 146_097n;
+  const doe = z - era * 146_097n;
+  const yoe = (doe - doe / 1460n + doe / 36_524n - doe / 146_096n) / 365n;
+  const doy = doe - (365n * yoe + yoe / 4n - yoe / 100n);
+  const mp = (5n * doy + 2n) / 153n;
+  const day = doy - (153n * mp + 2n) / 5n + 1n;
+  const month = mp < 10n ? mp + 3n : mp - 9n;
+  const year = yoe + era * 400n + (month <= 2n ? 1n : 0n);
+  return [Number(year), Number(month), Number(day)];
+}
+
+function daysInMonth(year: number, month: number): number {
+  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+  return [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1] ?? 0;
+}
+
+/**
+ * Parses RFC 3339 with 0–9 fractional digits and `Z` or a numeric offset.
+ * @throws Error naming the input when it is not a valid timestamp.
+ */
+export function parseTimestamp(text: string): Timestamp {
+  const m = RFC3339.exec(text);
+  if (!m)
+    throw new Error(
+      `invalid timestamp ${JSON.stringify(text)}: expected RFC 3339, e.g. 2024-01-31T12:00:00.123456789Z`,
+    );
+  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  if (
+    month < 1 ||
+    month > 12 ||
+    day < 1 ||
+    day > daysInMonth(year, month) ||
+    hour > 23 ||
+    minute > 59 ||
+    second > 59
+  ) {
+    throw new Error(`invalid timestamp ${JSON.stringify(text)}: a date or time field is out of range`);
+  }
+  const fraction = BigInt((m[7] ?? '').padEnd(9, '0'));
+  let offsetSeconds = 0n;
+  if (!m[8]) {
+    const oh = Number(m[10]);
+    const om = Number(m[11]);
+    if (oh > 23 || om > 59) throw new Error(`invalid timestamp ${JSON.stringify(text)}: offset out of range`);
+    offsetSeconds = BigInt(oh * 3600 + om * 60) * (m[9] === '-' ? -1n : 1n);
+  }
+  const seconds =
+    daysFromCivil(year, month, day) * SECONDS_PER_DAY +
+    BigInt(hour * 3600 + minute * 60 + second) -
+    offsetSeconds;
+  const ns = seconds * NS_PER_SECOND + fraction;
+  if (ns < MIN_TIMESTAMP || ns > MAX_TIMESTAMP) {
+    throw new Error(`invalid timestamp ${JSON.stringify(text)}: outside 0001-01-01..9999-12-31`);
+  }
+  return fromNanos(ns);
+}
+
+const pad = (n: number | bigint, width: number) => n.toString().padStart(width, '0');
+
+/** Formats as RFC 3339 in UTC with exactly nine fractional digits, e.g. `2024-01-31T12:00:00.000000001Z`. */
+export function formatTimestamp(t: Timestamp): string {
+  const { seconds, nanos } = toSecondsAndNanos(t);
+  const days = floorDiv(seconds, SECONDS_PER_DAY);
+  const secOfDay = Number(seconds - days * SECONDS_PER_DAY);
+  const [y, mo, d] = civilFromDays(days);
+  const hh = Math.floor(secOfDay / 3600);
+  const mm = Math.floor((secOfDay % 3600) / 60);
+  const ss = secOfDay % 60;
+  return `${pad(y, 4)}-${pad(mo, 2)}-${pad(d, 2)}T${pad(hh, 2)}:${pad(mm, 2)}:${pad(ss, 2)}.${pad(nanos, 9)}Z`;
+}
+
+function floorDiv(a: bigint, b: bigint): bigint {
+  const q = a / b;
+  return a % b !== 0n && a < 0n !== b < 0n ? q - 1n : q;
+}
+
+/** Whole seconds (floored) and the nanoseconds within that second (always 0..999,999,999). */
+export function toSecondsAndNanos(t: Timestamp): { seconds: bigint; nanos: number } {
+  const seconds = floorDiv(t, NS_PER_SECOND);
+  return { seconds, nanos: Number(t - seconds * NS_PER_SECOND) };
+}
+
+/** Builds a timestamp from a protobuf-style `{seconds, nanos}` pair. */
+export function fromSecondsAndNanos(seconds: bigint | number | string, nanos: number): Timestamp {
+  return fromNanos(BigInt(seconds) * NS_PER_SECOND + BigInt(nanos));
+}
+
+/** Adds (or, with a negative count, subtracts) nanoseconds. */
+export function addNanos(t: Timestamp, ns: bigint | number): Timestamp {
+  return fromNanos(t + BigInt(ns));
+}
+
+/** Adds milliseconds (config durations are in milliseconds). */
+export function addMillis(t: Timestamp, ms: number): Timestamp {
+  return fromNanos(t + BigInt(Math.trunc(ms)) * 1_000_000n);
+}
+
+/** Three-way comparison, for sorting. */
+export function compareTimestamps(a: Timestamp, b: Timestamp): -1 | 0 | 1 {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** The earlier of two timestamps. */
+export function minTimestamp(a: Timestamp, b: Timestamp): Timestamp {
+  return a <= b ? a : b;
+}
+
+/** The later of two timestamps. */
+export function maxTimestamp(a: Timestamp, b: Timestamp): Timestamp {
+  return a >= b ? a : b;
+}
+
+/** Difference `a - b` in whole milliseconds (for lag figures only, never for ordering). */
+export function diffMillis(a: Timestamp, b: Timestamp): number {
+  return Number((a - b) / 1_000_000n);
+}
+
+/** BigQuery TIMESTAMP value: microseconds since the epoch, truncated toward the past. */
+export function toBigQueryMicros(t: Timestamp): bigint {
+  return floorDiv(t, NS_PER_MICRO);
+}
+
+/** A wall-clock reading (milliseconds, e.g. `Date.now()`) as a timestamp. Only for "now", never for data. */
+export function fromEpochMillis(ms: number): Timestamp {
+  return fromNanos(BigInt(Math.trunc(ms)) * 1_000_000n);
+}
+
+/**
+ * The form the Spanner client accepts for a TIMESTAMP parameter: its `PreciseDate` is constructed from this
+ * RFC 3339 string with nine fractional digits, so no precision is lost (the adapter does `new PreciseDate(s)`).
+ */
+export function toSpannerParam(t: Timestamp): string {
+  return formatTimestamp(t);
+}
+
+/** What the Spanner client returns for a TIMESTAMP: a `PreciseDate`, seen structurally. */
+export interface PreciseDateLike {
+  getFullTimeString(): string;
+}
+
+/**
+ * Reads a timestamp from what the Spanner client returns: a `PreciseDate` (through its nanosecond-exact
+ * `getFullTimeString`) or an RFC 3339 string (JSON mode, PostgreSQL JSONB).
+ */
+export function fromSpannerValue(value: PreciseDateLike | string): Timestamp {
+  if (typeof value === 'string') return parseTimestamp(value);
+  const full = value.getFullTimeString();
+  if (!/^-?\d+$/.test(full)) throw new Error(`invalid Spanner timestamp value: ${JSON.stringify(full)}`);
+  return fromNanos(BigInt(full));
+}
