@@ -69,9 +69,9 @@ async function runDag(dialect: SchemaView['dialect']) {
   const names = VALUE_CAPTURE_TYPES.map((v) => `S_${v}`);
   const opts = (v: string) =>
     dialect === 'POSTGRESQL' ? `WITH (value_capture_type = '${v}')` : `OPTIONS (value_capture_type = '${v}')`;
-  VALUE_CAPTURE_TYPES.forEach((v, i) =>
-    engine.applyDdl(`CREATE CHANGE STREAM ${names[i]} FOR ALL ${opts(v)}`, schema, now()),
-  );
+  for (const [i, v] of VALUE_CAPTURE_TYPES.entries()) {
+    engine.applyDdl(`CREATE CHANGE STREAM ${names[i]} FOR ALL ${opts(v)}`, schema, now());
+  }
   const start = now();
   const committed: Array<{ ts: bigint; change: RowChange }> = [];
   const txs = workload(60);

@@ -247,7 +247,8 @@ describe('wire form', () => {
     expect(row).toEqual([[[[], [], [[expect.any(String), '00000000', [[token, []]]]]]]]);
     engine.onCommit({ commitTimestampNs: clock.advance(1), transactionTag: '', changes: [ins(1)], schema });
     const rows = await collect(gsqlQuery(engine, schema, 'S', { start, end: clock.now(), token }).rows);
-    const dataStruct = ((rows[0] as WireValue[][][])[0]?.[0] as WireValue[][])[0]?.[0] as WireValue[];
+    // biome-ignore lint/suspicious/noExplicitAny: digging into the nested wire lists
+    const dataStruct = (rows as any)[0][0][0][0][0] as WireValue[];
     expect(dataStruct).toHaveLength(13);
     expect(typeof dataStruct[9]).toBe('string');
 
