@@ -21,7 +21,6 @@ import {
   readArray,
   readBool,
   readCount,
-  readInt,
   readJsonObject,
   readOptionalString,
   readString,
