@@ -1,5 +1,5 @@
 /**
- * Decoders from the rows a change-stream query returns through `@google-cloud/spanner` to the typed records
+ * Decoders from the rows a change-stream query returns through the Spanner Node client to the typed records
  * of `change-record.ts`: (a) a GoogleSQL `ChangeRecord` row (ARRAY<STRUCT<…>>) with or without `json: true`,
  * (b) a PostgreSQL JSONB object (a `PGJsonb`, its parsed value, or JSON text).
  */
