@@ -4,11 +4,30 @@
  */
 import type { Timestamp } from './timestamp';
 
+/** Database dialect, as INFORMATION_SCHEMA.DATABASE_OPTIONS names it. */
+export type Dialect = 'GOOGLE_STANDARD_SQL' | 'POSTGRESQL';
+
 /** `mod_type` of a data-change record. */
 export type ModType = 'INSERT' | 'UPDATE' | 'DELETE';
 
+/** Every `mod_type`. */
+export const MOD_TYPES: readonly ModType[] = ['INSERT', 'UPDATE', 'DELETE'];
+
 /** `value_capture_type` of a change stream. */
 export type ValueCaptureType = 'OLD_AND_NEW_VALUES' | 'NEW_ROW' | 'NEW_VALUES' | 'NEW_ROW_AND_OLD_VALUES';
+
+/** Every `value_capture_type`. */
+export const VALUE_CAPTURE_TYPES: readonly ValueCaptureType[] = [
+  'OLD_AND_NEW_VALUES',
+  'NEW_ROW',
+  'NEW_VALUES',
+  'NEW_ROW_AND_OLD_VALUES',
+];
+
+/** Capture types whose `new_values` hold the full row, so a replica UPSERT needs no read. */
+export function capturesFullRow(type: ValueCaptureType): boolean {
+  return type === 'NEW_ROW' || type === 'NEW_ROW_AND_OLD_VALUES';
+}
 
 /** A JSON value as it appears in mods (keys / new values / old values). */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };

@@ -102,6 +102,24 @@ export function parseTimestamp(text: string): Timestamp {
   return fromNanos(ns);
 }
 
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/**
+ * Parses a civil date `YYYY-MM-DD` (0001-01-01 .. 9999-12-31) to days since 1970-01-01, the form BigQuery's
+ * DATE takes in the Storage Write API.
+ * @throws Error naming the input when it is not a valid date.
+ */
+export function parseDate(text: string): number {
+  const m = DATE.exec(text);
+  const [year, month, day] = (m ? m.slice(1, 4).map(Number) : [0, 0, 0]) as [number, number, number];
+  if (!m || year < 1 || month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) {
+    throw new Error(
+      `invalid date ${JSON.stringify(text)}: expected YYYY-MM-DD between 0001-01-01 and 9999-12-31`,
+    );
+  }
+  return Number(daysFromCivil(year, month, day));
+}
+
 const pad = (n: number | bigint, width: number) => n.toString().padStart(width, '0');
 
 /** Formats as RFC 3339 in UTC with exactly nine fractional digits, e.g. `2024-01-31T12:00:00.000000001Z`. */

@@ -1,0 +1,101 @@
+/**
+ * Spanner column type → BigQuery field schema, for both dialects. The choices where BigQuery has no exact
+ * counterpart (PG NUMERIC, FLOAT32, UUID, INTERVAL, PROTO, ENUM, arrays) are recorded in docs/ARCHITECTURE.md.
+ */
+import type { SpannerType } from './change-record';
+import { formatSpannerType } from './spanner-types';
+
+/** BigQuery standard SQL type names accepted by tables.insert and the Storage Write adapters. */
+export type BigQueryType =
+  | 'STRING'
+  | 'BYTES'
+  | 'INT64'
+  | 'FLOAT64'
+  | 'NUMERIC'
+  | 'BIGNUMERIC'
+  | 'BOOL'
+  | 'TIMESTAMP'
+  | 'DATE'
+  | 'JSON';
+
+/** One field of a BigQuery table schema (REST shape). */
+export interface BigQueryField {
+  name: string;
+  type: BigQueryType;
+  mode: 'NULLABLE' | 'REQUIRED' | 'REPEATED';
+}
+
+const SCALARS: Record<string, BigQueryType> = {
+  BOOL: 'BOOL',
+  INT64: 'INT64',
+  FLOAT32: 'FLOAT64',
+  FLOAT64: 'FLOAT64',
+  NUMERIC: 'NUMERIC',
+  STRING: 'STRING',
+  BYTES: 'BYTES',
+  DATE: 'DATE',
+  TIMESTAMP: 'TIMESTAMP',
+  JSON: 'JSON',
+  UUID: 'STRING',
+  INTERVAL: 'STRING',
+  PROTO: 'BYTES',
+  ENUM: 'INT64',
+};
+
+/**
+ * The BigQuery type of a scalar Spanner type (of the element, for arrays).
+ * @throws Error naming the type when it has no mapping.
+ */
+export function bigQueryTypeOf(type: SpannerType): BigQueryType {
+  if (type.code === 'ARRAY' && type.arrayElementType) return bigQueryTypeOf(type.arrayElementType);
+  // PostgreSQL NUMERIC has arbitrary precision; BIGNUMERIC (76 digits, scale 38) holds what fits.
+  if (type.code === 'NUMERIC' && type.typeAnnotation === 'PG_NUMERIC') return 'BIGNUMERIC';
+  const mapped = SCALARS[type.code];
+  if (!mapped) throw new Error(`no BigQuery type for Spanner type ${formatSpannerType(type)}`);
+  return mapped;
+}
+
+const RESERVED_PREFIXES = [
+  '_CHANGE_',
+  '_PARTITION',
+  '_TABLE_',
+  '_FILE_',
+  '_ROW_TIMESTAMP',
+  '__ROOT__',
+  '_COLIDENTIFIER',
+];
+
+/** @throws Error when BigQuery reserves the column name. */
+export function assertColumnNameAllowed(name: string): void {
+  const upper = name.toUpperCase();
+  if (RESERVED_PREFIXES.some((p) => upper.startsWith(p))) {
+    throw new Error(
+      `column ${name} cannot be replicated: BigQuery reserves names starting with ${upper.slice(0, 8)}`,
+    );
+  }
+}
+
+/** The field for one column. Arrays are REPEATED (a NULL array is written as empty: BigQuery has no NULL array). */
+export function bigQueryFieldOf(column: {
+  name: string;
+  type: SpannerType;
+  nullable: boolean;
+}): BigQueryField {
+  assertColumnNameAllowed(column.name);
+  const type = bigQueryTypeOf(column.type);
+  const mode = column.type.code === 'ARRAY' ? 'REPEATED' : column.nullable ? 'NULLABLE' : 'REQUIRED';
+  return { name: column.name, type, mode };
+}
+
+/** Schema of a replica table: every column in ordinal order, and the primary key BigQuery CDC needs. */
+export function replicaTableSchema(table: {
+  name: string;
+  columns: { name: string; type: SpannerType; nullable: boolean }[];
+  primaryKey: string[];
+}): { fields: BigQueryField[]; primaryKey: string[] } {
+  if (table.primaryKey.length === 0) throw new Error(`table ${table.name} has no primary key`);
+  if (table.primaryKey.length > 16) {
+    throw new Error(`table ${table.name} has ${table.primaryKey.length} key columns; BigQuery CDC allows 16`);
+  }
+  return { fields: table.columns.map(bigQueryFieldOf), primaryKey: [...table.primaryKey] };
+}

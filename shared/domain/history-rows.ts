@@ -1,0 +1,112 @@
+/**
+ * Data-change records → history rows: one row per mod, identified by (server transaction id, record
+ * sequence, mod index), with keys and values kept as the exact JSON the stream delivered.
+ */
+
+import type { BigQueryField } from './bigquery-schema';
+import type { DataChangeRecord } from './change-record';
+import { formatTimestamp, toBigQueryMicros } from './timestamp';
+
+/** One history row in the JSON writer's form (TIMESTAMP in microseconds, INT64 as decimal strings). */
+export interface HistoryRow {
+  /** Partitioning column: commit timestamp in microseconds. */
+  commit_timestamp: string;
+  /** The exact commit timestamp, RFC 3339 with nine fractional digits (BigQuery TIMESTAMP keeps microseconds). */
+  commit_timestamp_ns: string;
+  server_transaction_id: string;
+  record_sequence: string;
+  mod_index: string;
+  /** Identity: `<server_transaction_id>/<record_sequence>/<mod_index>`, unique per mod. */
+  change_id: string;
+  table_name: string;
+  mod_type: string;
+  keys: string;
+  new_values: string;
+  old_values: string;
+  transaction_tag: string;
+  number_of_records_in_transaction: string;
+  number_of_partitions_in_transaction: string;
+  value_capture_type: string;
+  is_system_transaction: boolean;
+  is_last_record_in_transaction_in_partition: boolean;
+}
+
+/** Identity of a mod, stable across re-deliveries. The record sequence is normalised (leading zeros dropped). */
+export function changeId(serverTransactionId: string, recordSequence: string, modIndex: number): string {
+  return `${serverTransactionId}/${BigInt(recordSequence)}/${modIndex}`;
+}
+
+/** The history rows of one record, one per mod, in mod order. */
+export function historyRows(record: DataChangeRecord): HistoryRow[] {
+  const recordSequence = BigInt(record.recordSequence).toString();
+  return record.mods.map((mod, modIndex) => ({
+    commit_timestamp: toBigQueryMicros(record.commitTimestamp).toString(),
+    commit_timestamp_ns: formatTimestamp(record.commitTimestamp),
+    server_transaction_id: record.serverTransactionId,
+    record_sequence: recordSequence,
+    mod_index: String(modIndex),
+    change_id: changeId(record.serverTransactionId, record.recordSequence, modIndex),
+    table_name: record.tableName,
+    mod_type: record.modType,
+    keys: JSON.stringify(mod.keys),
+    new_values: JSON.stringify(mod.newValues),
+    old_values: JSON.stringify(mod.oldValues),
+    transaction_tag: record.transactionTag,
+    number_of_records_in_transaction: String(record.numberOfRecordsInTransaction),
+    number_of_partitions_in_transaction: String(record.numberOfPartitionsInTransaction),
+    value_capture_type: record.valueCaptureType,
+    is_system_transaction: record.isSystemTransaction,
+    is_last_record_in_transaction_in_partition: record.isLastRecordInTransactionInPartition,
+  }));
+}
+
+const f = (
+  name: string,
+  type: BigQueryField['type'],
+  mode: BigQueryField['mode'] = 'REQUIRED',
+): BigQueryField => ({
+  name,
+  type,
+  mode,
+});
+
+/** Schema of a history table; partition it by day on `commit_timestamp` and cluster by `table_name`. */
+export const HISTORY_TABLE_FIELDS: readonly BigQueryField[] = [
+  f('commit_timestamp', 'TIMESTAMP'),
+  f('commit_timestamp_ns', 'STRING'),
+  f('server_transaction_id', 'STRING'),
+  f('record_sequence', 'INT64'),
+  f('mod_index', 'INT64'),
+  f('change_id', 'STRING'),
+  f('table_name', 'STRING'),
+  f('mod_type', 'STRING'),
+  f('keys', 'JSON'),
+  f('new_values', 'JSON'),
+  f('old_values', 'JSON'),
+  f('transaction_tag', 'STRING', 'NULLABLE'),
+  f('number_of_records_in_transaction', 'INT64'),
+  f('number_of_partitions_in_transaction', 'INT64'),
+  f('value_capture_type', 'STRING'),
+  f('is_system_transaction', 'BOOL'),
+  f('is_last_record_in_transaction_in_partition', 'BOOL'),
+];
+
+/** The partitioning and clustering a history table is created with. */
+export const HISTORY_TABLE_LAYOUT = {
+  timePartitioning: { type: 'DAY', field: 'commit_timestamp' },
+  clustering: { fields: ['table_name'] },
+} as const;
+
+/**
+ * SQL of a view that shows each mod once even if an append was repeated: the rows of one `change_id` are
+ * identical, so any one of them is kept.
+ */
+export function historyDedupViewSql(project: string, dataset: string, table: string): string {
+  for (const part of [project, dataset, table]) {
+    if (!/^[A-Za-z0-9_.-]+$/.test(part)) throw new Error(`invalid BigQuery name ${JSON.stringify(part)}`);
+  }
+  return (
+    `SELECT * FROM \`${project}.${dataset}.${table}\` ` +
+    'WHERE TRUE QUALIFY ROW_NUMBER() OVER (PARTITION BY change_id ORDER BY commit_timestamp) = 1'
+  );
+}

@@ -1,0 +1,241 @@
+/**
+ * INFORMATION_SCHEMA queries the pipeline runs at startup (stream scope and options, table columns and
+ * primary keys, database dialect) and pure parsers of their result rows. Rows may come as the client's
+ * default rows or as `json: true` objects; column names are matched case-insensitively because GoogleSQL
+ * reports them upper-case and PostgreSQL lower-case.
+ */
+
+import { type Dialect, type SpannerType, VALUE_CAPTURE_TYPES, type ValueCaptureType } from './change-record';
+import type { SpannerQuery } from './change-stream-query';
+import { readBool, readCount, readOptionalString, readString, structFields } from './client-values';
+import { parseSpannerTypeName } from './spanner-types';
+
+/** A query whose only parameter is a name (stream or table). */
+function byName(dialect: Dialect, googleSql: string, postgres: string, value: string): SpannerQuery {
+  return dialect === 'POSTGRESQL'
+    ? { sql: postgres, params: { p1: value }, types: { p1: 'string' } }
+    : { sql: googleSql, params: { name: value }, types: { name: 'string' } };
+}
+
+/** Dialect probe; the same text is valid in both dialects. */
+export const DATABASE_DIALECT_QUERY: SpannerQuery = {
+  sql: "SELECT option_value FROM information_schema.database_options WHERE option_name = 'database_dialect'",
+  params: {},
+  types: {},
+};
+
+/** The stream itself: one row if it exists, with whether it watches the whole database. */
+export function changeStreamQueryOf(dialect: Dialect, stream: string): SpannerQuery {
+  return byName(
+    dialect,
+    'SELECT CHANGE_STREAM_NAME, `ALL` FROM INFORMATION_SCHEMA.CHANGE_STREAMS WHERE CHANGE_STREAM_NAME = @name',
+    'SELECT change_stream_name, "all" FROM information_schema.change_streams WHERE change_stream_name = $1',
+    stream,
+  );
+}
+
+/** Tables a stream watches explicitly (not listed for `FOR ALL` streams). */
+export function changeStreamTablesQuery(dialect: Dialect, stream: string): SpannerQuery {
+  return byName(
+    dialect,
+    'SELECT TABLE_NAME, ALL_COLUMNS FROM INFORMATION_SCHEMA.CHANGE_STREAM_TABLES WHERE CHANGE_STREAM_NAME = @name',
+    'SELECT table_name, all_columns FROM information_schema.change_stream_tables WHERE change_stream_name = $1',
+    stream,
+  );
+}
+
+/** Columns a stream watches explicitly (not listed for tables watched whole). */
+export function changeStreamColumnsQuery(dialect: Dialect, stream: string): SpannerQuery {
+  return byName(
+    dialect,
+    'SELECT TABLE_NAME, COLUMN_NAME FROM INFORMATION_SCHEMA.CHANGE_STREAM_COLUMNS WHERE CHANGE_STREAM_NAME = @name',
+    'SELECT table_name, column_name FROM information_schema.change_stream_columns WHERE change_stream_name = $1',
+    stream,
+  );
+}
+
+/** The stream's explicitly set options (`value_capture_type`, `retention_period`, `partition_mode`, …). */
+export function changeStreamOptionsQuery(dialect: Dialect, stream: string): SpannerQuery {
+  return byName(
+    dialect,
+    'SELECT OPTION_NAME, OPTION_VALUE FROM INFORMATION_SCHEMA.CHANGE_STREAM_OPTIONS WHERE CHANGE_STREAM_NAME = @name',
+    'SELECT option_name, option_value FROM information_schema.change_stream_options WHERE change_stream_name = $1',
+    stream,
+  );
+}
+
+/** Columns of one user table, in ordinal order. */
+export function tableColumnsQuery(dialect: Dialect, table: string): SpannerQuery {
+  return byName(
+    dialect,
+    'SELECT COLUMN_NAME, ORDINAL_POSITION, SPANNER_TYPE, IS_NULLABLE FROM INFORMATION_SCHEMA.COLUMNS ' +
+      "WHERE TABLE_SCHEMA = '' AND TABLE_NAME = @name ORDER BY ORDINAL_POSITION",
+    'SELECT column_name, ordinal_position, spanner_type, is_nullable FROM information_schema.columns ' +
+      "WHERE table_schema = 'public' AND table_name = $1 ORDER BY ordinal_position",
+    table,
+  );
+}
+
+/** Primary-key columns of one user table, in key order. */
+export function primaryKeyQuery(dialect: Dialect, table: string): SpannerQuery {
+  return byName(
+    dialect,
+    'SELECT COLUMN_NAME, ORDINAL_POSITION FROM INFORMATION_SCHEMA.INDEX_COLUMNS ' +
+      "WHERE TABLE_SCHEMA = '' AND TABLE_NAME = @name AND INDEX_NAME = 'PRIMARY_KEY' ORDER BY ORDINAL_POSITION",
+    'SELECT column_name, ordinal_position FROM information_schema.index_columns ' +
+      "WHERE table_schema = 'public' AND table_name = $1 AND index_name = 'PRIMARY_KEY' ORDER BY ordinal_position",
+    table,
+  );
+}
+
+/** A result row with lower-cased column names. */
+function lowerRow(row: unknown, path: string): Record<string, unknown> {
+  const fields = structFields(row, path);
+  return Object.fromEntries(Object.entries(fields).map(([k, v]) => [k.toLowerCase(), v]));
+}
+
+/** Reads the dialect probe's result; no row means GoogleSQL (databases created before PG existed). */
+export function parseDatabaseDialect(rows: unknown[]): Dialect {
+  const [first] = rows;
+  if (first === undefined) return 'GOOGLE_STANDARD_SQL';
+  const value = readString(
+    lowerRow(first, 'database_options[0]')['option_value'],
+    'database_options.option_value',
+  );
+  if (value !== 'GOOGLE_STANDARD_SQL' && value !== 'POSTGRESQL')
+    throw new Error(`unknown database dialect ${value}`);
+  return value;
+}
+
+/** Which tables and columns a stream watches. */
+export interface ChangeStreamScope {
+  /** `FOR ALL`: every table, including future ones. */
+  all: boolean;
+  /** Explicitly watched tables; `columns` is `'all'` or the watched non-key columns. */
+  tables: Map<string, { columns: 'all' | string[] }>;
+}
+
+/**
+ * Combines the stream, tables and columns results. Returns `undefined` when the stream does not exist.
+ */
+export function parseChangeStreamScope(
+  streamRows: unknown[],
+  tableRows: unknown[],
+  columnRows: unknown[],
+): ChangeStreamScope | undefined {
+  const [stream] = streamRows;
+  if (stream === undefined) return undefined;
+  const all = readBool(lowerRow(stream, 'change_streams[0]')['all'], 'change_streams.all');
+  const tables = new Map<string, { columns: 'all' | string[] }>();
+  tableRows.forEach((row, i) => {
+    const r = lowerRow(row, `change_stream_tables[${i}]`);
+    const allColumns = readBool(r['all_columns'], `change_stream_tables[${i}].all_columns`);
+    tables.set(readString(r['table_name'], `change_stream_tables[${i}].table_name`), {
+      columns: allColumns ? 'all' : [],
+    });
+  });
+  columnRows.forEach((row, i) => {
+    const r = lowerRow(row, `change_stream_columns[${i}]`);
+    const table = readString(r['table_name'], `change_stream_columns[${i}].table_name`);
+    const entry = tables.get(table) ?? { columns: [] };
+    if (entry.columns !== 'all')
+      entry.columns.push(readString(r['column_name'], `change_stream_columns[${i}].column_name`));
+    tables.set(table, entry);
+  });
+  return { all, tables };
+}
+
+/** A stream's options, with the documented defaults filled in for options not listed. */
+export interface ChangeStreamOptions {
+  valueCaptureType: ValueCaptureType;
+  /** Retention in seconds. */
+  retentionSeconds: number;
+  partitionMode: 'IMMUTABLE_KEY_RANGE' | 'MUTABLE_KEY_RANGE';
+  /** Every option row as read, for diagnostics. */
+  raw: Record<string, string>;
+}
+
+/** Retention assumed when the option is not listed: the shortest default any documentation gives (1 day). */
+export const DEFAULT_RETENTION_SECONDS = 86_400;
+
+const DURATION_UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 };
+
+/** Parses a Spanner timespan such as `7d`, `36h`, `1440m`, `86400s`. */
+export function parseRetentionPeriod(text: string): number {
+  const m = /^(\d+)([smhd])$/.exec(text.trim());
+  if (!m) throw new Error(`invalid retention_period ${JSON.stringify(text)}: expected e.g. 7d, 36h, 1440m`);
+  return Number(m[1]) * DURATION_UNITS[m[2]!]!;
+}
+
+/** Reads CHANGE_STREAM_OPTIONS rows; a missing row means the default (the emulator lists only set options). */
+export function parseChangeStreamOptions(rows: unknown[]): ChangeStreamOptions {
+  const raw: Record<string, string> = {};
+  rows.forEach((row, i) => {
+    const r = lowerRow(row, `change_stream_options[${i}]`);
+    const name = readString(r['option_name'], `change_stream_options[${i}].option_name`);
+    raw[name.toLowerCase()] = readOptionalString(
+      r['option_value'],
+      `change_stream_options[${i}].option_value`,
+    );
+  });
+  const capture = raw['value_capture_type'] || 'OLD_AND_NEW_VALUES';
+  if (!(VALUE_CAPTURE_TYPES as readonly string[]).includes(capture)) {
+    throw new Error(`unknown value_capture_type ${JSON.stringify(capture)}`);
+  }
+  const mode = raw['partition_mode'] || 'IMMUTABLE_KEY_RANGE';
+  if (mode !== 'IMMUTABLE_KEY_RANGE' && mode !== 'MUTABLE_KEY_RANGE') {
+    throw new Error(`unknown partition_mode ${JSON.stringify(mode)}`);
+  }
+  const retention = raw['retention_period'];
+  return {
+    valueCaptureType: capture as ValueCaptureType,
+    retentionSeconds: retention ? parseRetentionPeriod(retention) : DEFAULT_RETENTION_SECONDS,
+    partitionMode: mode,
+    raw,
+  };
+}
+
+/** One column of a user table. */
+export interface TableColumn {
+  name: string;
+  type: SpannerType;
+  nullable: boolean;
+  ordinalPosition: number;
+}
+
+/** A user table's columns and primary key, as the replica schema needs them. */
+export interface TableSchema {
+  name: string;
+  columns: TableColumn[];
+  /** Key column names in key order. */
+  primaryKey: string[];
+}
+
+/** Reads the columns and primary-key results of one table. @throws Error when the table has no columns. */
+export function parseTableSchema(
+  table: string,
+  dialect: Dialect,
+  columnRows: unknown[],
+  keyRows: unknown[],
+): TableSchema {
+  if (columnRows.length === 0) throw new Error(`table ${table} not found or has no columns`);
+  const columns = columnRows.map((row, i): TableColumn => {
+    const r = lowerRow(row, `columns[${i}]`);
+    return {
+      name: readString(r['column_name'], `columns[${i}].column_name`),
+      type: parseSpannerTypeName(readString(r['spanner_type'], `columns[${i}].spanner_type`), dialect),
+      nullable: readString(r['is_nullable'], `columns[${i}].is_nullable`).toUpperCase() === 'YES',
+      ordinalPosition: readCount(r['ordinal_position'], `columns[${i}].ordinal_position`),
+    };
+  });
+  const keys = keyRows.map((row, i) => {
+    const r = lowerRow(row, `index_columns[${i}]`);
+    return {
+      name: readString(r['column_name'], `index_columns[${i}].column_name`),
+      position: readCount(r['ordinal_position'], `index_columns[${i}].ordinal_position`),
+    };
+  });
+  keys.sort((a, b) => a.position - b.position);
+  columns.sort((a, b) => a.ordinalPosition - b.ordinalPosition);
+  return { name: table, columns, primaryKey: keys.map((k) => k.name) };
+}

@@ -1,0 +1,185 @@
+/**
+ * Data-change records → replica changes: UPSERT with the full row, DELETE with the key, or — when the record
+ * alone cannot give the full row — a request to read the row at exactly the commit timestamp.
+ *
+ * All mods of one commit timestamp on one key are decided together, never one by one: two transactions may
+ * commit at the same timestamp on disjoint columns of one row, their record sequences are not comparable,
+ * and BigQuery would otherwise keep whichever image had the larger sequence number, losing the other's
+ * columns. The reader only stops at timestamp boundaries and a key's changes come from one partition, so
+ * every mod of (table, key, timestamp) is in the batch this function sees. See docs/ARCHITECTURE.md.
+ */
+import { type ChangeSequenceNumber, encodeChangeSequenceNumber } from './cdc-sequence';
+import {
+  type ColumnType,
+  capturesFullRow,
+  compareRecordSequence,
+  type DataChangeRecord,
+  type JsonValue,
+  type Mod,
+} from './change-record';
+import { DecodeError } from './client-values';
+import type { Timestamp } from './timestamp';
+import { toWriterValue, type ValueIssue, type WriterValue } from './value-mapping';
+
+interface Common {
+  table: string;
+  commitTimestamp: Timestamp;
+  /** Key as it appeared in the mod (JSON values). */
+  key: Record<string, JsonValue>;
+  sequence: ChangeSequenceNumber;
+}
+
+/** Write the full row. */
+export interface ReplicaUpsert extends Common {
+  kind: 'upsert';
+  row: Record<string, WriterValue>;
+}
+
+/** Delete the key (the row carries only the key columns). */
+export interface ReplicaDelete extends Common {
+  kind: 'delete';
+  row: Record<string, WriterValue>;
+}
+
+/**
+ * The full row is not in the records: read `table` at `key` as of exactly `commitTimestamp` and write it
+ * with `sequence` (UPSERT if found, DELETE if not).
+ */
+export interface ReplicaReadAtCommit extends Common {
+  kind: 'read-at-commit';
+  reason: 'capture-type' | 'concurrent-transactions';
+  columnTypes: ColumnType[];
+}
+
+/** What the replica needs for one key at one commit timestamp. */
+export type ReplicaChange = ReplicaUpsert | ReplicaDelete | ReplicaReadAtCommit;
+
+interface Entry {
+  record: DataChangeRecord;
+  mod: Mod;
+  modIndex: number;
+}
+
+/** Canonical text of a key, independent of property order. */
+function keyText(key: Record<string, JsonValue>): string {
+  return JSON.stringify(
+    Object.keys(key)
+      .sort()
+      .map((k) => [k, key[k]]),
+  );
+}
+
+function compareEntries(a: Entry, b: Entry): number {
+  return compareRecordSequence(a.record.recordSequence, b.record.recordSequence) || a.modIndex - b.modIndex;
+}
+
+/** Maps named JSON values through the record's column types. */
+export function mapColumns(
+  table: string,
+  values: Record<string, JsonValue>,
+  columnTypes: ColumnType[],
+  issues: ValueIssue[],
+): Record<string, WriterValue> {
+  const types = new Map(columnTypes.map((c) => [c.name, c.type]));
+  const row: Record<string, WriterValue> = {};
+  for (const [name, value] of Object.entries(values)) {
+    const type = types.get(name);
+    if (!type) throw new DecodeError(`${table}.${name}`, 'column is not in the record column_types');
+    row[name] = toWriterValue(`${table}.${name}`, type, value, issues);
+  }
+  return row;
+}
+
+/** Non-key values of concurrent NEW_ROW_AND_OLD_VALUES mods: each transaction's changed columns win. */
+function mergeChangedColumns(entries: Entry[]): Record<string, JsonValue> | undefined {
+  if (
+    !entries.every(
+      (e) => e.record.valueCaptureType === 'NEW_ROW_AND_OLD_VALUES' && e.record.modType === 'UPDATE',
+    )
+  ) {
+    return undefined;
+  }
+  const merged: Record<string, JsonValue> = { ...entries[0]!.mod.newValues };
+  for (const e of entries) {
+    for (const column of Object.keys(e.mod.oldValues)) merged[column] = e.mod.newValues[column] ?? null;
+  }
+  return merged;
+}
+
+function decide(entries: Entry[], issues: ValueIssue[]): ReplicaChange {
+  const sorted = [...entries].sort(compareEntries);
+  const last = sorted[sorted.length - 1]!;
+  const { record, mod } = last;
+  const common: Common = {
+    table: record.tableName,
+    commitTimestamp: record.commitTimestamp,
+    key: mod.keys,
+    sequence: encodeChangeSequenceNumber({
+      commitTimestamp: record.commitTimestamp,
+      recordSequence: record.recordSequence,
+      modIndex: last.modIndex,
+    }),
+  };
+  const keyRow = () => mapColumns(record.tableName, mod.keys, record.columnTypes, issues);
+  const concurrent = new Set(entries.map((e) => e.record.serverTransactionId)).size > 1;
+  if (concurrent) {
+    const merged = mergeChangedColumns(sorted);
+    if (!merged)
+      return {
+        ...common,
+        kind: 'read-at-commit',
+        reason: 'concurrent-transactions',
+        columnTypes: record.columnTypes,
+      };
+    return {
+      ...common,
+      kind: 'upsert',
+      row: { ...keyRow(), ...mapColumns(record.tableName, merged, record.columnTypes, issues) },
+    };
+  }
+  if (record.modType === 'DELETE') return { ...common, kind: 'delete', row: keyRow() };
+  if (!capturesFullRow(record.valueCaptureType)) {
+    return { ...common, kind: 'read-at-commit', reason: 'capture-type', columnTypes: record.columnTypes };
+  }
+  return {
+    ...common,
+    kind: 'upsert',
+    row: { ...keyRow(), ...mapColumns(record.tableName, mod.newValues, record.columnTypes, issues) },
+  };
+}
+
+/**
+ * Builds one replica change per (table, key, commit timestamp) from the data-change records of a window,
+ * in commit-timestamp order. The sequence number is that of the key's last mod at that timestamp
+ * (highest record sequence, then mod index), so a re-run of the same window yields identical rows.
+ * Values BigQuery cannot hold are reported in `issues`.
+ */
+export function buildReplicaChanges(records: DataChangeRecord[]): {
+  changes: ReplicaChange[];
+  issues: ValueIssue[];
+} {
+  const groups = new Map<string, Entry[]>();
+  for (const record of records) {
+    record.mods.forEach((mod, modIndex) => {
+      const id = `${record.commitTimestamp}\u0000${record.tableName}\u0000${keyText(mod.keys)}`;
+      const group = groups.get(id);
+      if (group) group.push({ record, mod, modIndex });
+      else groups.set(id, [{ record, mod, modIndex }]);
+    });
+  }
+  const issues: ValueIssue[] = [];
+  const changes = [...groups.values()].map((entries) => decide(entries, issues));
+  changes.sort((a, b) =>
+    a.commitTimestamp < b.commitTimestamp ? -1 : a.commitTimestamp > b.commitTimestamp ? 1 : 0,
+  );
+  return { changes, issues };
+}
+
+/** The JSON-writer row of an UPSERT or DELETE, with BigQuery's CDC pseudo-columns. */
+export function replicaWriterRow(change: ReplicaUpsert | ReplicaDelete): Record<string, WriterValue> {
+  return {
+    ...change.row,
+    _CHANGE_TYPE: change.kind === 'upsert' ? 'UPSERT' : 'DELETE',
+    _CHANGE_SEQUENCE_NUMBER: change.sequence,
+  };
+}

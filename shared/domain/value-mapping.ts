@@ -1,0 +1,154 @@
+/**
+ * Mod JSON value → the value the Storage Write API JSON writer expects for the mapped BigQuery field:
+ * TIMESTAMP as microseconds (decimal string), DATE as days since the epoch, INT64 / NUMERIC / BIGNUMERIC as
+ * decimal strings, JSON as text, BYTES as base64, FLOAT64 as a number (NaN and infinities included).
+ * Values BigQuery cannot hold are reported as issues rather than guessed (see docs/ARCHITECTURE.md).
+ */
+import type { JsonValue, SpannerType } from './change-record';
+import { DecodeError, describeValue } from './client-values';
+import { parseDate, parseTimestamp, toBigQueryMicros } from './timestamp';
+
+/** A value for a JSON writer row. */
+export type WriterValue = string | number | boolean | null | WriterValue[];
+
+/** A value that could not be written as it was, and what was written instead. */
+export interface ValueIssue {
+  column: string;
+  kind: 'null-array-element' | 'not-representable';
+  detail: string;
+}
+
+const INTEGER = /^-?\d+$/;
+const DECIMAL = /^([+-]?)(\d+)(?:\.(\d+))?$/;
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+const INT64_MIN = -(1n << 63n);
+const INT64_MAX = (1n << 63n) - 1n;
+
+function fail(column: string, type: SpannerType, value: unknown): never {
+  throw new DecodeError(column, `expected a ${type.code} value, saw ${describeValue(value)}`);
+}
+
+function integerText(column: string, type: SpannerType, value: JsonValue): string {
+  const text = typeof value === 'number' && Number.isSafeInteger(value) ? String(value) : value;
+  if (typeof text !== 'string' || !INTEGER.test(text)) fail(column, type, value);
+  const n = BigInt(text);
+  if (n < INT64_MIN || n > INT64_MAX) fail(column, type, value);
+  return n.toString();
+}
+
+function floatValue(column: string, type: SpannerType, value: JsonValue): number {
+  if (typeof value === 'number') return value;
+  if (value === 'NaN') return Number.NaN;
+  if (value === 'Infinity') return Number.POSITIVE_INFINITY;
+  if (value === '-Infinity') return Number.NEGATIVE_INFINITY;
+  if (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value)))
+    return Number(value);
+  fail(column, type, value);
+}
+
+/** Decimal text of a NUMERIC, or `null` with an issue when BigQuery's type cannot hold it. */
+function numericValue(
+  column: string,
+  type: SpannerType,
+  value: JsonValue,
+  issues: ValueIssue[],
+): string | null {
+  const big = type.typeAnnotation === 'PG_NUMERIC';
+  const text = typeof value === 'number' && Number.isFinite(value) ? String(value) : value;
+  if (text === 'NaN' && big) {
+    issues.push({ column, kind: 'not-representable', detail: 'NaN has no BIGNUMERIC value; wrote NULL' });
+    return null;
+  }
+  const m = typeof text === 'string' ? DECIMAL.exec(text) : null;
+  if (!m) fail(column, type, value);
+  const [, sign, whole, fraction = ''] = m;
+  const maxScale = big ? 38 : 9;
+  const maxWhole = big ? 38 : 29;
+  const digits = whole!.replace(/^0+(?=\d)/, '');
+  if (fraction.length > maxScale || digits.length > maxWhole) {
+    const target = big ? 'BIGNUMERIC' : 'NUMERIC';
+    issues.push({
+      column,
+      kind: 'not-representable',
+      detail: `${text} exceeds ${target} precision; wrote NULL`,
+    });
+    return null;
+  }
+  return `${sign === '-' ? '-' : ''}${digits}${fraction ? `.${fraction}` : ''}`;
+}
+
+function stringValue(column: string, type: SpannerType, value: JsonValue): string {
+  if (typeof value !== 'string') fail(column, type, value);
+  return value;
+}
+
+function scalarValue(column: string, type: SpannerType, value: JsonValue, issues: ValueIssue[]): WriterValue {
+  switch (type.code) {
+    case 'BOOL':
+      if (typeof value !== 'boolean') fail(column, type, value);
+      return value;
+    case 'INT64':
+    case 'ENUM':
+      return integerText(column, type, value);
+    case 'FLOAT32':
+    case 'FLOAT64':
+      return floatValue(column, type, value);
+    case 'NUMERIC':
+      return numericValue(column, type, value, issues);
+    case 'STRING':
+    case 'UUID':
+    case 'INTERVAL':
+      return stringValue(column, type, value);
+    case 'BYTES':
+    case 'PROTO':
+      if (typeof value !== 'string' || !BASE64.test(value)) fail(column, type, value);
+      return value;
+    case 'DATE':
+      try {
+        return parseDate(stringValue(column, type, value));
+      } catch (e) {
+        throw e instanceof DecodeError ? e : new DecodeError(column, (e as Error).message);
+      }
+    case 'TIMESTAMP':
+      try {
+        // Truncated toward the past to microseconds; the history table keeps the exact text.
+        return toBigQueryMicros(parseTimestamp(stringValue(column, type, value))).toString();
+      } catch (e) {
+        throw e instanceof DecodeError ? e : new DecodeError(column, (e as Error).message);
+      }
+    case 'JSON':
+      // Spanner sends JSON column values as JSON text; anything else is serialised.
+      return typeof value === 'string' ? value : JSON.stringify(value);
+    default:
+      throw new DecodeError(column, `no BigQuery mapping for Spanner type ${type.code}`);
+  }
+}
+
+/**
+ * Maps one mod value of a column to its JSON-writer form. NULL stays NULL; a NULL array becomes an empty
+ * array and NULL elements are dropped, each drop reported in `issues` (BigQuery arrays cannot hold NULL).
+ * @throws DecodeError naming the column when the value does not match the column's type.
+ */
+export function toWriterValue(
+  column: string,
+  type: SpannerType,
+  value: JsonValue,
+  issues: ValueIssue[],
+): WriterValue {
+  if (type.code === 'ARRAY') {
+    if (value === null) return [];
+    if (!Array.isArray(value) || !type.arrayElementType) fail(column, type, value);
+    const element = type.arrayElementType;
+    const out: WriterValue[] = [];
+    value.forEach((v, i) => {
+      if (v === null) {
+        issues.push({ column, kind: 'null-array-element', detail: `dropped NULL element at index ${i}` });
+        return;
+      }
+      const mapped = scalarValue(column, element, v, issues);
+      if (mapped !== null) out.push(mapped);
+    });
+    return out;
+  }
+  return value === null ? null : scalarValue(column, type, value, issues);
+}
