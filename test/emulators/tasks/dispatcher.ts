@@ -145,7 +145,10 @@ export class Dispatcher {
         message: result.message,
       });
     if (result.httpStatus !== undefined && result.httpStatus < 500) task.responseCount += 1;
-    if (task.outcome !== 'in-flight') return this.poke(); // deleted or purged meanwhile
+    if (task.outcome !== 'in-flight') {
+      this.poke(); // deleted or purged meanwhile
+      return;
+    }
     const ok = result.httpStatus !== undefined && result.httpStatus >= 200 && result.httpStatus < 300;
     const entry = this.state.queues.get(task.queue);
     const firstMs = task.attempts[0]?.dispatchTimeMs ?? now;
