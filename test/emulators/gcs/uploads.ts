@@ -32,8 +32,10 @@ export class UploadSessions {
     const pre = parsePreconditions(ctx.url.searchParams);
     ctx.store.bucket(bucket);
     if (type === 'multipart') return finish(ctx, bucket, ...multipartParts(ctx), pre);
-    if (type === 'media')
-      return finish(ctx, bucket, { name: ctx.url.searchParams.get('name') ?? undefined }, ctx.body, pre);
+    if (type === 'media') {
+      const contentType = ctx.req.headers['content-type'];
+      return finish(ctx, bucket, { contentType: contentType ?? null }, ctx.body, pre);
+    }
     if (type !== 'resumable') throw invalid(`Unsupported uploadType: ${type}`);
     const meta = parseMetadata(jsonBody(ctx));
     const name = ctx.url.searchParams.get('name') ?? meta.name;
