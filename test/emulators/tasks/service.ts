@@ -37,17 +37,12 @@ export function handlers(
   dispatcher: Dispatcher,
   limits: TaskLimits,
 ): Record<string, Handler> {
+  return { ...queueHandlers(state, dispatcher), ...taskHandlers(state, dispatcher, limits) };
+}
+
+/** Queue methods (and the IAM ones, which act on queues). */
+function queueHandlers(state: TasksState, dispatcher: Dispatcher): Record<string, Handler> {
   const queueOf = (req: Req) => state.queue(str(req['name']));
-  const liveTask = (name: string): TaskState => {
-    parseTaskName(name);
-    const task = state.liveTask(name);
-    if (!task)
-      throw new TasksError(
-        status.NOT_FOUND,
-        `The task no longer exists, though a task with this name existed recently. Task: ${name}`,
-      );
-    return task;
-  };
   const setPaused = (req: Req, paused: boolean) => {
     const q = queueOf(req);
     q.config = { ...q.config, paused };
@@ -103,6 +98,22 @@ export function handlers(
     GetIamPolicy: () => ({ version: 1, bindings: [], etag: Buffer.from('ACAB') }),
     SetIamPolicy: (req) => req['policy'] ?? {},
     TestIamPermissions: (req) => ({ permissions: req['permissions'] ?? [] }),
+  };
+}
+
+/** Task methods. */
+function taskHandlers(
+  state: TasksState,
+  dispatcher: Dispatcher,
+  limits: TaskLimits,
+): Record<string, Handler> {
+  const liveTask = (name: string): TaskState => {
+    parseTaskName(name);
+    const task = state.liveTask(name);
+    if (!task) throw new TasksError(status.NOT_FOUND, `Task does not exist or has finished: ${name}`);
+    return task;
+  };
+  return {
     ListTasks: (req) => {
       const tasks = [...state.queue(str(req['parent'])).tasks.values()].sort(
         (a, b) => a.scheduleTimeMs - b.scheduleTimeMs || (a.name < b.name ? -1 : 1),
