@@ -1,0 +1,60 @@
+/**
+ * Parses the JSON metadata clients send on upload, patch and update. `null` in a patch clears a field (and
+ * `metadata: {key: null}` removes one custom key), as in the JSON API.
+ */
+import { z } from 'zod';
+import { invalid } from './errors';
+import type { WritableMetadata } from './objects';
+
+const text = z.string().nullish();
+const custom = z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]).nullable()).nullish();
+
+const schema = z
+  .object({
+    name: z.string().optional(),
+    contentType: text,
+    contentEncoding: text,
+    contentDisposition: text,
+    contentLanguage: text,
+    cacheControl: text,
+    metadata: custom,
+  })
+  .loose();
+
+/** A metadata change: `undefined` leaves a field alone, `null` clears it. */
+export type MetadataPatch = z.infer<typeof schema>;
+
+/** Parses a client's metadata body (upload part, PATCH or PUT body). */
+export function parseMetadata(body: unknown): MetadataPatch {
+  const parsed = schema.safeParse(body ?? {});
+  if (!parsed.success) throw invalid(`Invalid object metadata: ${parsed.error.message}`);
+  return parsed.data;
+}
+
+const FIELDS = [
+  'contentType',
+  'contentEncoding',
+  'contentDisposition',
+  'contentLanguage',
+  'cacheControl',
+] as const;
+
+/** Applies a patch to `base` (PATCH semantics); `replace` starts from nothing (PUT/update semantics). */
+export function applyPatch(base: WritableMetadata, patch: MetadataPatch, replace = false): WritableMetadata {
+  const out: WritableMetadata = replace ? {} : { ...base, metadata: { ...(base.metadata ?? {}) } };
+  for (const field of FIELDS) {
+    const value = patch[field];
+    if (value === null) delete out[field];
+    else if (value !== undefined) out[field] = value;
+  }
+  if (patch.metadata === null) out.metadata = {};
+  else if (patch.metadata) {
+    const merged: Record<string, string> = { ...(out.metadata ?? {}) };
+    for (const [key, value] of Object.entries(patch.metadata)) {
+      if (value === null) delete merged[key];
+      else merged[key] = String(value);
+    }
+    out.metadata = merged;
+  }
+  return out;
+}

@@ -1,0 +1,88 @@
+/**
+ * The GCS emulator's HTTP server: routing, fault injection and the JSON error model around the handlers.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { type FaultInjector, sleep } from '../common/faults';
+import { GcsError } from './errors';
+import { type Reply, readBody } from './http';
+import { router } from './router';
+import type { GcsStore } from './store';
+import { UploadSessions } from './uploads';
+
+/** A listening server. */
+export interface GcsHttpServer {
+  url: string;
+  stop(): Promise<void>;
+}
+
+function send(res: ServerResponse, reply: Reply, head: boolean): void {
+  const headers: Record<string, string> = { ...(reply.headers ?? {}) };
+  let payload: Buffer | undefined = reply.body;
+  if (reply.json !== undefined) {
+    payload = Buffer.from(JSON.stringify(reply.json));
+    headers['content-type'] = 'application/json; charset=UTF-8';
+  }
+  if (payload) headers['content-length'] = String(payload.length);
+  res.writeHead(reply.status, headers);
+  res.end(head ? undefined : payload);
+}
+
+function errorReply(err: unknown): Reply {
+  const e =
+    err instanceof GcsError ? err : new GcsError(500, err instanceof Error ? err.message : String(err));
+  return { status: e.status, json: e.body() };
+}
+
+/** Starts the HTTP server on loopback; `port` 0 picks a free one. */
+export async function startGcsHttp(
+  store: GcsStore,
+  faults: FaultInjector,
+  port: number,
+): Promise<GcsHttpServer> {
+  const match = router(new UploadSessions());
+  const sockets = new Set<Socket>();
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const rawPath = (req.url ?? '/').split('?')[0] ?? '/';
+    const body = await readBody(req);
+    const route = match(req.method ?? 'GET', rawPath, url);
+    const head = req.method === 'HEAD';
+    if (!route) return send(res, errorReply(new GcsError(404, `Not Found: ${req.method} ${rawPath}`)), head);
+    const fault = faults.take(route.method);
+    if (fault?.delayMs) await sleep(fault.delayMs);
+    const failNow = fault && fault.afterItems === undefined;
+    if (failNow && fault.drop) return req.socket.destroy();
+    if (failNow && fault.code)
+      return send(res, errorReply(new GcsError(fault.code, fault.message ?? 'injected fault')), head);
+    const base = `http://${req.headers.host ?? 'localhost'}`;
+    let reply: Reply;
+    try {
+      reply = route.handle({ store, req, url, params: route.params, body, base });
+    } catch (err) {
+      reply = errorReply(err);
+    }
+    // `afterItems` set: the request takes effect, then its answer is lost (drop) or replaced (code).
+    if (fault && !failNow && fault.drop) return req.socket.destroy();
+    if (fault && !failNow && fault.code)
+      reply = errorReply(new GcsError(fault.code, fault.message ?? 'injected fault'));
+    send(res, reply, head);
+  };
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => send(res, errorReply(err), false));
+  });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const { port: bound } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${bound}`,
+    stop: () =>
+      new Promise((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
