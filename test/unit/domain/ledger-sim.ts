@@ -243,7 +243,7 @@ export class Simulation {
     for (const cid of done.childIds ?? []) {
       yield;
       const child = this.read(cid);
-      if (!child || child.entry.state !== 'waiting') continue;
+      if (child?.entry.state !== 'waiting') continue;
       const parents = child.entry.parentIds.flatMap((p) => this.read(p)?.entry ?? []);
       if (this.cas(markReady(child.entry, parents, this.newWriter()), child.gen)) this.queue.push(cid);
     }
