@@ -1,0 +1,104 @@
+/**
+ * Transitions that record a reader's progress: advancing the position, finishing on a child-partitions
+ * record, failing, and an operator's retry of a failed partition.
+ */
+import type { ChildPartitionsRecord } from '../change-record';
+import type { ErrorKind } from '../errors';
+import { addNanos, formatTimestamp, maxTimestamp, type Timestamp } from '../timestamp';
+import { type PartitionEntry, partitionId, refuse, type Transition } from './entry';
+import { isHeldBy } from './lease';
+import type { Boundary, PartitionEnd } from './progress';
+
+function notHolder(entry: PartitionEntry, holder: string): Transition {
+  return refuse('not-holder', `partition ${entry.id} is not leased by ${holder}`);
+}
+
+/**
+ * Moves the position forward to a boundary (invariant 1: call it only after the sinks acknowledged every
+ * record up to the boundary). A boundary at the current position changes nothing and returns the same
+ * entry object, so the caller can skip the write.
+ */
+export function advancePosition(
+  entry: PartitionEntry,
+  args: { holder: string; boundary: Boundary; writer: string; records?: number },
+): Transition {
+  const { boundary } = args;
+  if (!isHeldBy(entry, args.holder)) return notHolder(entry, args.holder);
+  if (boundary.partitionId !== entry.id) {
+    return refuse('wrong-partition', `boundary of ${boundary.partitionId} applied to ${entry.id}`);
+  }
+  if (boundary.at < entry.position) {
+    return refuse(
+      'backwards',
+      `position of ${entry.id} is ${formatTimestamp(entry.position)}; refusing ${formatTimestamp(boundary.at)}`,
+    );
+  }
+  if (boundary.at === entry.position && !args.records) return { ok: true, entry };
+  const counters = { ...entry.counters, records: entry.counters.records + (args.records ?? 0) };
+  return { ok: true, entry: { ...entry, position: boundary.at, counters, writer: args.writer } };
+}
+
+/** The end of a partition as a value, from its child-partitions record(s) (all share one start timestamp). */
+export function partitionEndOf(records: ChildPartitionsRecord[]): PartitionEnd | null {
+  const first = records[0];
+  if (!first || records.some((r) => r.startTimestamp !== first.startTimestamp)) return null;
+  return { at: first.startTimestamp, children: records.flatMap((r) => r.childPartitions) };
+}
+
+/**
+ * Finishes a partition on its child-partitions record: the position becomes `end − 1 ns` (records at the end
+ * timestamp belong to the children, which start there), the children are recorded, the lease is dropped.
+ *
+ * Protocol: create the child entries (create-only) *before* writing this, so a finished partition always has
+ * its children in the ledger; call only after the sinks acknowledged every record before the end.
+ */
+export function finishPartition(
+  entry: PartitionEntry,
+  args: { holder: string; end: PartitionEnd; writer: string; records?: number },
+): Transition {
+  const { end } = args;
+  if (!isHeldBy(entry, args.holder)) return notHolder(entry, args.holder);
+  if (end.at < entry.position) {
+    return refuse(
+      'bad-record',
+      `child-partitions record at ${formatTimestamp(end.at)} is not after position ${formatTimestamp(entry.position)} of ${entry.id}`,
+    );
+  }
+  const childTokens = [...new Set(end.children.map((c) => c.token))];
+  const closed = addNanos(end.at, -1n);
+  const position = maxTimestamp(closed, entry.position);
+  const counters = { ...entry.counters, records: entry.counters.records + (args.records ?? 0) };
+  return {
+    ok: true,
+    entry: {
+      ...entry,
+      state: 'finished',
+      position,
+      end: end.at,
+      lease: null,
+      childTokens,
+      childIds: childTokens.map(partitionId),
+      counters,
+      writer: args.writer,
+    },
+  };
+}
+
+/** Records a permanent failure: the partition stops (and holds the watermark) until an operator retries it. */
+export function failPartition(
+  entry: PartitionEntry,
+  args: { holder: string; error: { kind: ErrorKind; message: string; at: Timestamp }; writer: string },
+): Transition {
+  if (!isHeldBy(entry, args.holder)) return notHolder(entry, args.holder);
+  const counters = { ...entry.counters, errors: entry.counters.errors + 1 };
+  return {
+    ok: true,
+    entry: { ...entry, state: 'failed', lease: null, lastError: args.error, counters, writer: args.writer },
+  };
+}
+
+/** Operator action: a failed partition becomes `ready` again (its parents had all finished before it ran). */
+export function retryFailed(entry: PartitionEntry, writer: string): Transition {
+  if (entry.state !== 'failed') return refuse('wrong-state', `partition ${entry.id} is ${entry.state}`);
+  return { ok: true, entry: { ...entry, state: 'ready', writer } };
+}
