@@ -4,6 +4,7 @@
  */
 import type { Field } from './schema';
 import { TableState } from './table-state';
+import type { Row } from './values';
 
 /** Error with an HTTP status and Google `reason`, rendered in the Google JSON error format by REST. */
 export class ApiError extends Error {
@@ -57,6 +58,13 @@ export class Table {
     const constraints = this.metadata.tableConstraints as { primaryKey?: { columns?: unknown } } | undefined;
     const cols = constraints?.primaryKey?.columns;
     return Array.isArray(cols) && cols.length > 0 ? cols.map(String) : undefined;
+  }
+
+  /** Applied rows with every current column present (columns added later read as NULL in older rows). */
+  rows(): Row[] {
+    return this.state
+      .rows()
+      .map((r) => Object.fromEntries(this.fields.map((f) => [f.name, r[f.name] ?? null])));
   }
 
   /** The resource path used by the Storage Write API. */

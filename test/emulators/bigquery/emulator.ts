@@ -79,7 +79,7 @@ function makeAdmin(catalog: Catalog, faults: FaultInjector, projectId: string): 
     delayAppends: (ms, times = Number.POSITIVE_INFINITY) =>
       faults.add({ method: 'AppendRows', times, delayMs: ms }),
     clearFaults: () => faults.clear(),
-    tableRows: (d, t, p) => catalog.table(ref(d, t, p)).state.rows(),
+    tableRows: (d, t, p) => catalog.table(ref(d, t, p)).rows(),
     ingestionHistory: (d, t, p) => [...catalog.table(ref(d, t, p)).state.history],
   };
 }

@@ -134,7 +134,7 @@ export function runQuery(
   if (hasCount && q.items.length > 1)
     throw invalidQuery('SELECT list expression references a column which is neither grouped nor aggregated');
   const fields = resultFields(table, q);
-  const rows = table.state.rows();
+  const rows = table.rows();
   const db = new Database(':memory:');
   try {
     const cols = table.fields.map((f) => `"${f.name}"`);

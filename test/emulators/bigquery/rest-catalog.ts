@@ -57,7 +57,7 @@ export function tableResource(t: Table): Record<string, unknown> {
     etag: `"${t.schemaVersion}"`,
     tableReference: { projectId, datasetId, tableId },
     schema: { fields: toRestFields(t.fields) },
-    numRows: String(t.state.rows().length),
+    numRows: String(t.rows().length),
     creationTime: String(t.creationTimeMs),
     lastModifiedTime: String(Date.now()),
     type: 'TABLE',

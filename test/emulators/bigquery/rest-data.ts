@@ -37,7 +37,7 @@ function timestampFormat(get: (k: string) => unknown): TimestampFormat {
 
 /** tabledata.list */
 export function listTableData(table: Table, params: URLSearchParams): Record<string, unknown> {
-  const rows = table.state.rows();
+  const rows = table.rows();
   const selected =
     params
       .get('selectedFields')
