@@ -39,17 +39,22 @@ export function tablePath(emulator: BigQueryEmulator, datasetId: string, tableId
   return `projects/${emulator.projectId}/datasets/${datasetId}/tables/${tableId}`;
 }
 
+/** Which CDC pseudocolumns a descriptor carries: none, `_CHANGE_TYPE` only, or both. */
+export type CdcColumns = false | 'type' | 'full';
+
 /** Proto descriptor for a table, as an application builds it from GetWriteStream FULL. */
 export async function descriptorFor(
   client: managedwriter.WriterClient,
   destinationTable: string,
-  cdc = false,
+  cdc: CdcColumns = false,
 ): Promise<ReturnType<typeof adapt.convertStorageSchemaToProto2Descriptor>> {
   const stream = await client.getWriteStream({
     streamId: `${destinationTable}/streams/_default`,
     view: protos.google.cloud.bigquery.storage.v1.WriteStreamView.FULL,
   });
-  const opts = cdc ? [adapt.withChangeType(), adapt.withChangeSequenceNumber()] : [];
+  const opts = cdc
+    ? [adapt.withChangeType(), ...(cdc === 'full' ? [adapt.withChangeSequenceNumber()] : [])]
+    : [];
   return adapt.convertStorageSchemaToProto2Descriptor(stream.tableSchema!, 'root', ...opts);
 }
 
@@ -57,7 +62,7 @@ export async function descriptorFor(
 export async function defaultJsonWriter(
   client: managedwriter.WriterClient,
   destinationTable: string,
-  cdc = false,
+  cdc: CdcColumns = false,
 ): Promise<{
   writer: managedwriter.JSONWriter;
   connection: Awaited<ReturnType<managedwriter.WriterClient['createStreamConnection']>>;
