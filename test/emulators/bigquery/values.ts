@@ -136,7 +136,11 @@ function floatText(n: number): string {
 function formatMicros(micros: bigint, ts: TimestampFormat): string {
   if (ts === 'INT64') return micros.toString();
   // Microsecond precision, always six digits (the stored precision of a BigQuery TIMESTAMP).
-  if (ts === 'ISO8601') return formatTimestamp(fromNanos(micros * 1000n)).replace(/(\.\d{6})\d*Z$|Z$/, (_m, f: string | undefined) => `${f ?? '.000000'}Z`);
+  if (ts === 'ISO8601')
+    return formatTimestamp(fromNanos(micros * 1000n)).replace(
+      /(\.\d{6})\d*Z$|Z$/,
+      (_m, f: string | undefined) => `${f ?? '.000000'}Z`,
+    );
   const sign = micros < 0n ? '-' : '';
   const abs = micros < 0n ? -micros : micros;
   const frac = (abs % 1_000_000n).toString().padStart(6, '0').replace(/0+$/, '');
