@@ -158,7 +158,7 @@ export class WriteStreams {
 
   flush(name: string, offset: bigint): bigint {
     const stream = this.get(name);
-    if (!stream || stream.type !== 'BUFFERED') {
+    if (stream?.type !== 'BUFFERED') {
       throw new WriteError(
         Code.INVALID_ARGUMENT,
         `FlushRows is supported only on BUFFERED streams. Entity: ${name}`,
