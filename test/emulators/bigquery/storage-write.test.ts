@@ -239,3 +239,23 @@ test('injected faults: failed appends are retried by the client, delays are hono
   emu.admin.clearFaults();
   writer.close();
 });
+
+test('buffered streams show rows up to the flushed offset', async () => {
+  const parent = await newTable('buffered');
+  const protoDescriptor = await descriptorFor(client, parent);
+  const streamId = await client.createWriteStream({
+    streamType: managedwriter.BufferedStream,
+    destinationTable: parent,
+  });
+  const connection = await client.createStreamConnection({ streamId });
+  connection.onConnectionError(() => undefined);
+  const writer = new JSONWriter({ connection, protoDescriptor });
+  await writer.appendRows([{ id: 1 }, { id: 2 }, { id: 3 }], 0).getResult();
+  expect(ids('buffered')).toEqual([]);
+  const flushed = await connection.flushRows({ offset: 1 });
+  expect(Number(flushed?.offset)).toBe(1);
+  expect(ids('buffered')).toEqual([1, 2]);
+  await connection.flushRows({ offset: 2 });
+  expect(ids('buffered')).toEqual([1, 2, 3]);
+  writer.close();
+});
