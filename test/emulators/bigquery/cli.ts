@@ -1,0 +1,29 @@
+/**
+ * `npm run emulator -- bigquery --port <grpc> --rest-port <http> [--admin-port <p>] [--project <id>]`.
+ */
+import type { CliOptions, EmulatorCli } from '../cli';
+import { startBigQueryEmulator } from './emulator';
+
+function port(value: string | boolean | undefined): number {
+  return typeof value === 'string' ? Number(value) : 0;
+}
+
+/** The BigQuery emulator as the shared CLI starts it. */
+export const cli: EmulatorCli = {
+  async start(options: CliOptions) {
+    const emulator = await startBigQueryEmulator({
+      grpcPort: port(options.port),
+      restPort: port(options.restPort),
+      adminPort: port(options.adminPort),
+      ...(typeof options.project === 'string' ? { projectId: options.project } : {}),
+    });
+    return {
+      addresses: {
+        grpc: emulator.grpcAddress,
+        rest: emulator.restUrl,
+        ...(emulator.adminUrl ? { admin: emulator.adminUrl } : {}),
+      },
+      stop: () => emulator.stop(),
+    };
+  },
+};

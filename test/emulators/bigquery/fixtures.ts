@@ -1,0 +1,117 @@
+/**
+ * Test fixtures shared by the emulator's own tests: a table schema with every supported type and helpers
+ * around the official clients.
+ */
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { adapt, managedwriter, protos } from '@google-cloud/bigquery-storage';
+import type { BigQueryEmulator } from './emulator';
+import type { ProbeResult, ProbeStep } from './rest-probe';
+
+/** REST schema covering every type the emulator stores. */
+export const ALL_TYPES_SCHEMA = [
+  { name: 'id', type: 'INTEGER', mode: 'REQUIRED' },
+  { name: 'name', type: 'STRING' },
+  { name: 'score', type: 'FLOAT' },
+  { name: 'active', type: 'BOOLEAN' },
+  { name: 'payload', type: 'BYTES' },
+  { name: 'ts', type: 'TIMESTAMP' },
+  { name: 'day', type: 'DATE' },
+  { name: 'clock', type: 'TIME' },
+  { name: 'local', type: 'DATETIME' },
+  { name: 'amount', type: 'NUMERIC' },
+  { name: 'big', type: 'BIGNUMERIC' },
+  { name: 'place', type: 'GEOGRAPHY' },
+  { name: 'doc', type: 'JSON' },
+  { name: 'tags', type: 'STRING', mode: 'REPEATED' },
+  {
+    name: 'meta',
+    type: 'RECORD',
+    fields: [
+      { name: 'k', type: 'STRING' },
+      { name: 'n', type: 'INTEGER' },
+    ],
+  },
+];
+
+/** The Storage Write table path of a table. */
+export function tablePath(emulator: BigQueryEmulator, datasetId: string, tableId: string): string {
+  return `projects/${emulator.projectId}/datasets/${datasetId}/tables/${tableId}`;
+}
+
+/** Which CDC pseudocolumns a descriptor carries: none, `_CHANGE_TYPE` only, or both. */
+export type CdcColumns = false | 'type' | 'full';
+
+/** Proto descriptor for a table, as an application builds it from GetWriteStream FULL. */
+export async function descriptorFor(
+  client: managedwriter.WriterClient,
+  destinationTable: string,
+  cdc: CdcColumns = false,
+): Promise<ReturnType<typeof adapt.convertStorageSchemaToProto2Descriptor>> {
+  const stream = await client.getWriteStream({
+    streamId: `${destinationTable}/streams/_default`,
+    view: protos.google.cloud.bigquery.storage.v1.WriteStreamView.FULL,
+  });
+  const opts = cdc
+    ? [adapt.withChangeType(), ...(cdc === 'full' ? [adapt.withChangeSequenceNumber()] : [])]
+    : [];
+  return adapt.convertStorageSchemaToProto2Descriptor(stream.tableSchema!, 'root', ...opts);
+}
+
+/** A JSONWriter on the default stream with an error listener (so connection errors never crash the test). */
+export async function defaultJsonWriter(
+  client: managedwriter.WriterClient,
+  destinationTable: string,
+  cdc: CdcColumns = false,
+): Promise<{
+  writer: managedwriter.JSONWriter;
+  connection: Awaited<ReturnType<managedwriter.WriterClient['createStreamConnection']>>;
+  errors: Error[];
+}> {
+  const protoDescriptor = await descriptorFor(client, destinationTable, cdc);
+  const connection = await client.createStreamConnection({
+    streamId: managedwriter.DefaultStream,
+    destinationTable,
+  });
+  const errors: Error[] = [];
+  connection.onConnectionError((e) => errors.push(e));
+  return { writer: new managedwriter.JSONWriter({ connection, protoDescriptor }), connection, errors };
+}
+
+/**
+ * Runs `@google-cloud/bigquery` calls in a child Node process (see rest-probe.ts) and returns the outcomes.
+ * `viaEnv` points the client at the emulator with BIGQUERY_EMULATOR_HOST instead of `apiEndpoint`.
+ */
+export function bigQueryCalls(
+  emulator: BigQueryEmulator,
+  steps: ProbeStep[],
+  viaEnv = false,
+): Promise<ProbeResult[]> {
+  const input = { projectId: emulator.projectId, steps, ...(viaEnv ? {} : { restUrl: emulator.restUrl }) };
+  const { BIGQUERY_EMULATOR_HOST: _unset, ...inherited } = process.env;
+  const env: NodeJS.ProcessEnv = { ...inherited, METADATA_SERVER_DETECTION: 'none' };
+  if (viaEnv) env.BIGQUERY_EMULATOR_HOST = `${emulator.restUrl}/bigquery/v2`;
+  const args = [
+    '--require',
+    require.resolve('tsx/cjs'),
+    join(__dirname, 'rest-probe.ts'),
+    JSON.stringify(input),
+  ];
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      args,
+      { env, timeout: 30_000, maxBuffer: 64 * 1024 * 1024 },
+      (err, stdout, stderr) => {
+        if (err) reject(new Error(`${err.message}\n${stderr}`));
+        else resolve(JSON.parse(stdout) as ProbeResult[]);
+      },
+    );
+  });
+}
+
+/** The value of a successful outcome; throws with the error otherwise. */
+export function ok<T = unknown>(result: ProbeResult | undefined): T {
+  if (!result || !('ok' in result)) throw new Error(`call failed: ${JSON.stringify(result)}`);
+  return result.ok as T;
+}

@@ -1,0 +1,180 @@
+/**
+ * REST handlers for datasets and tables (insert, get, patch/update, list, delete), rendering resources the
+ * way `@google-cloud/bigquery` expects them.
+ */
+import { z } from 'zod';
+import { ApiError, type Catalog, type Dataset, type Table, type TableRef } from './catalog';
+import { type Field, normalizeFields, restSchema, toRestFields } from './schema';
+
+const tableBody = z
+  .object({
+    tableReference: z.object({ tableId: z.string().min(1) }).loose(),
+    schema: restSchema.optional(),
+  })
+  .loose();
+
+const PASS_THROUGH_EXCLUDED = new Set([
+  'tableReference',
+  'schema',
+  'kind',
+  'id',
+  'etag',
+  'selfLink',
+  'numRows',
+]);
+
+function extraMetadata(body: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(body).filter(([k]) => !PASS_THROUGH_EXCLUDED.has(k)));
+}
+
+function parseFields(raw: unknown): Field[] {
+  try {
+    return normalizeFields(restSchema.parse(raw ?? {}).fields);
+  } catch (err) {
+    throw new ApiError(400, 'invalid', (err as Error).message);
+  }
+}
+
+/** Renders a dataset resource. */
+export function datasetResource(ds: Dataset): Record<string, unknown> {
+  return {
+    kind: 'bigquery#dataset',
+    id: `${ds.projectId}:${ds.datasetId}`,
+    datasetReference: { projectId: ds.projectId, datasetId: ds.datasetId },
+    location: 'US',
+    creationTime: String(ds.creationTime),
+    lastModifiedTime: String(ds.creationTime),
+    ...ds.metadata,
+  };
+}
+
+/** Renders a table resource. */
+export function tableResource(t: Table): Record<string, unknown> {
+  const { projectId, datasetId, tableId } = t.ref;
+  return {
+    kind: 'bigquery#table',
+    id: `${projectId}:${datasetId}.${tableId}`,
+    etag: `"${t.schemaVersion}"`,
+    tableReference: { projectId, datasetId, tableId },
+    schema: { fields: toRestFields(t.fields) },
+    numRows: String(t.rows().length),
+    creationTime: String(t.creationTimeMs),
+    lastModifiedTime: String(Date.now()),
+    type: 'TABLE',
+    location: 'US',
+    ...t.metadata,
+  };
+}
+
+/** datasets.insert */
+export function insertDataset(catalog: Catalog, projectId: string, body: unknown): Record<string, unknown> {
+  const parsed = z
+    .object({ datasetReference: z.object({ datasetId: z.string().min(1) }).loose() })
+    .loose()
+    .safeParse(body);
+  if (!parsed.success)
+    throw new ApiError(400, 'invalid', 'Missing required field: datasetReference.datasetId');
+  const { datasetReference, ...rest } = parsed.data;
+  const { kind: _k, id: _i, ...metadata } = rest as Record<string, unknown>;
+  return datasetResource(catalog.createDataset(projectId, datasetReference.datasetId, metadata));
+}
+
+/** tables.insert */
+export function insertTable(
+  catalog: Catalog,
+  projectId: string,
+  datasetId: string,
+  body: unknown,
+): Record<string, unknown> {
+  const parsed = tableBody.safeParse(body);
+  if (!parsed.success) throw new ApiError(400, 'invalid', 'Missing required field: tableReference.tableId');
+  const fields = parseFields(parsed.data.schema);
+  checkPrimaryKey(fields, parsed.data as Record<string, unknown>);
+  const ref: TableRef = { projectId, datasetId, tableId: parsed.data.tableReference.tableId };
+  return tableResource(
+    catalog.createTable(ref, fields, extraMetadata(parsed.data as Record<string, unknown>)),
+  );
+}
+
+function checkPrimaryKey(fields: Field[], body: Record<string, unknown>): void {
+  const pk = (body.tableConstraints as { primaryKey?: { columns?: unknown } } | undefined)?.primaryKey
+    ?.columns;
+  if (pk === undefined) return;
+  if (!Array.isArray(pk) || pk.length === 0 || pk.length > 16) {
+    throw new ApiError(400, 'invalid', 'The primary key must have between 1 and 16 columns.');
+  }
+  for (const c of pk) {
+    const f = fields.find((x) => x.name === c);
+    if (!f) throw new ApiError(400, 'invalid', `Primary key column ${String(c)} is not in the table schema.`);
+    if (f.mode === 'REPEATED' || f.type === 'STRUCT') {
+      throw new ApiError(400, 'invalid', `Primary key column ${String(c)} has an unsupported type.`);
+    }
+  }
+}
+
+/** tables.patch / tables.update: metadata merge; the schema may only gain NULLABLE or REPEATED columns. */
+export function patchTable(table: Table, body: unknown): Record<string, unknown> {
+  const record = (body ?? {}) as Record<string, unknown>;
+  if (record.schema !== undefined) {
+    const next = parseFields(record.schema);
+    checkSchemaEvolution(table.fields, next, '');
+    if (JSON.stringify(next) !== JSON.stringify(table.fields)) {
+      table.fields = next;
+      table.schemaVersion++;
+    }
+  }
+  Object.assign(table.metadata, extraMetadata(record));
+  return tableResource(table);
+}
+
+function checkSchemaEvolution(before: Field[], after: Field[], prefix: string): void {
+  for (const old of before) {
+    const now = after.find((f) => f.name === old.name);
+    if (!now)
+      throw new ApiError(
+        400,
+        'invalid',
+        `Provided Schema does not match Table. Field ${prefix}${old.name} is missing in new schema`,
+      );
+    if (now.type !== old.type) {
+      throw new ApiError(
+        400,
+        'invalid',
+        `Provided Schema does not match Table. Field ${prefix}${old.name} has changed type from ${old.type} to ${now.type}`,
+      );
+    }
+    if (now.mode !== old.mode && !(old.mode === 'REQUIRED' && now.mode === 'NULLABLE')) {
+      throw new ApiError(
+        400,
+        'invalid',
+        `Provided Schema does not match Table. Field ${prefix}${old.name} has changed mode from ${old.mode} to ${now.mode}`,
+      );
+    }
+    if (old.fields) checkSchemaEvolution(old.fields, now.fields ?? [], `${prefix}${old.name}.`);
+  }
+  for (const f of after) {
+    if (!before.some((o) => o.name === f.name) && f.mode === 'REQUIRED') {
+      throw new ApiError(
+        400,
+        'invalid',
+        `Provided Schema does not match Table. Cannot add required field ${prefix}${f.name} to an existing schema.`,
+      );
+    }
+  }
+}
+
+/** tables.list */
+export function listTables(catalog: Catalog, projectId: string, datasetId: string): Record<string, unknown> {
+  const tables = [...catalog.dataset(projectId, datasetId).tables.values()];
+  return {
+    kind: 'bigquery#tableList',
+    totalItems: tables.length,
+    tables: tables.map((t) => ({
+      kind: 'bigquery#table',
+      id: `${projectId}:${datasetId}.${t.ref.tableId}`,
+      tableReference: t.ref,
+      type: 'TABLE',
+      creationTime: String(t.creationTimeMs),
+    })),
+  };
+}

@@ -1,0 +1,179 @@
+/**
+ * Parser for the SELECT subset the emulator answers: `SELECT *|columns|COUNT(*) FROM table [WHERE …]
+ * [ORDER BY …] [LIMIT n [OFFSET m]]`. Anything else is refused with BigQuery's `invalidQuery` error.
+ */
+import { ApiError } from './catalog';
+
+/** One lexical token. */
+export interface Token {
+  kind: 'ident' | 'quoted' | 'number' | 'string' | 'op' | 'param';
+  text: string;
+  pos: number;
+}
+
+/** A parsed query. */
+export interface SelectQuery {
+  items: Array<
+    { kind: 'star' } | { kind: 'count'; alias?: string } | { kind: 'column'; name: string; alias?: string }
+  >;
+  table: string[];
+  where: Token[];
+  orderBy: Array<{ column: string; desc: boolean }>;
+  limit?: number;
+  offset?: number;
+}
+
+const TOKEN =
+  /\s*(?:(`[^`]+`)|('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")|(@[A-Za-z_]\w*)|(\d+(?:\.\d*)?(?:[eE][+-]?\d+)?)|([A-Za-z_][\w-]*)|(<=|>=|<>|!=|[=<>(),.*;-]))/y;
+
+/** A query error in BigQuery's shape (`reason: invalidQuery`). */
+export function invalidQuery(message: string): ApiError {
+  return new ApiError(400, 'invalidQuery', message);
+}
+
+/** Splits a query into tokens; unknown characters are a syntax error. */
+export function tokenize(sql: string): Token[] {
+  const out: Token[] = [];
+  TOKEN.lastIndex = 0;
+  while (TOKEN.lastIndex < sql.length) {
+    if (/^\s*$/.test(sql.slice(TOKEN.lastIndex))) break;
+    const start = TOKEN.lastIndex;
+    const m = TOKEN.exec(sql);
+    if (!m) throw invalidQuery(`Syntax error: Illegal input character at [1:${start + 1}]`);
+    const pos = m.index + m[0].length - (m[1] ?? m[2] ?? m[3] ?? m[4] ?? m[5] ?? m[6] ?? '').length;
+    if (m[1]) out.push({ kind: 'quoted', text: m[1].slice(1, -1), pos });
+    else if (m[2]) out.push({ kind: 'string', text: m[2].slice(1, -1).replace(/\\(.)/g, '$1'), pos });
+    else if (m[3]) out.push({ kind: 'param', text: m[3].slice(1), pos });
+    else if (m[4]) out.push({ kind: 'number', text: m[4], pos });
+    else if (m[5]) out.push({ kind: 'ident', text: m[5], pos });
+    else out.push({ kind: 'op', text: m[6]!, pos });
+  }
+  while (out.length > 0 && out[out.length - 1]!.text === ';') out.pop();
+  return out;
+}
+
+function isWord(t: Token | undefined, word: string): boolean {
+  return t?.kind === 'ident' && t.text.toUpperCase() === word;
+}
+
+class Cursor {
+  i = 0;
+  constructor(readonly tokens: Token[]) {}
+  peek(): Token | undefined {
+    return this.tokens[this.i];
+  }
+  next(): Token {
+    const t = this.tokens[this.i++];
+    if (!t) throw invalidQuery('Syntax error: Unexpected end of script');
+    return t;
+  }
+  word(w: string): boolean {
+    if (!isWord(this.peek(), w)) return false;
+    this.i++;
+    return true;
+  }
+  expect(text: string): void {
+    const t = this.next();
+    if (t.text.toUpperCase() !== text) throw unexpected(t);
+  }
+  until(...words: string[]): Token[] {
+    const start = this.i;
+    while (this.peek() && !words.some((w) => isWord(this.peek(), w))) this.i++;
+    return this.tokens.slice(start, this.i);
+  }
+}
+
+function unexpected(t: Token): ApiError {
+  return invalidQuery(
+    `Syntax error: Unexpected ${t.kind === 'ident' ? 'identifier' : 'token'} "${t.text}" at [1:${t.pos + 1}]`,
+  );
+}
+
+function name(c: Cursor): string {
+  const t = c.next();
+  if (t.kind !== 'ident' && t.kind !== 'quoted') throw unexpected(t);
+  return t.text;
+}
+
+function alias(c: Cursor): string | undefined {
+  if (c.word('AS')) return name(c);
+  const t = c.peek();
+  return t?.kind === 'ident' && !isWord(t, 'FROM') ? name(c) : undefined;
+}
+
+function selectItems(c: Cursor): SelectQuery['items'] {
+  const items: SelectQuery['items'] = [];
+  do {
+    const t = c.peek();
+    if (t?.text === '*') {
+      c.next();
+      items.push({ kind: 'star' });
+    } else if (isWord(t, 'COUNT')) {
+      c.next();
+      c.expect('(');
+      c.expect('*');
+      c.expect(')');
+      const a = alias(c);
+      items.push({ kind: 'count', ...(a ? { alias: a } : {}) });
+    } else {
+      const n = name(c);
+      if (c.peek()?.text === '(') throw invalidQuery(`Function not supported by the emulator: ${n}`);
+      const a = alias(c);
+      items.push({ kind: 'column', name: n, ...(a ? { alias: a } : {}) });
+    }
+  } while (c.peek()?.text === ',' && c.next());
+  return items;
+}
+
+function tablePath(c: Cursor): string[] {
+  const parts = [name(c)];
+  while (c.peek()?.text === '.') {
+    c.next();
+    parts.push(name(c));
+  }
+  return parts.flatMap((p) => p.split('.'));
+}
+
+function orderBy(c: Cursor): SelectQuery['orderBy'] {
+  const out: SelectQuery['orderBy'] = [];
+  do {
+    const column = name(c);
+    const desc = c.word('DESC');
+    if (!desc) c.word('ASC');
+    out.push({ column, desc });
+  } while (c.peek()?.text === ',' && c.next());
+  return out;
+}
+
+function integer(c: Cursor): number {
+  const t = c.next();
+  if (t.kind !== 'number' || !/^\d+$/.test(t.text)) throw unexpected(t);
+  return Number(t.text);
+}
+
+/** Parses the supported SELECT subset. */
+export function parseSelect(sql: string): SelectQuery {
+  const c = new Cursor(tokenize(sql));
+  const first = c.peek();
+  if (!isWord(first, 'SELECT')) {
+    throw invalidQuery(
+      `The emulator answers only SELECT queries; got ${first ? `"${first.text}"` : 'an empty query'}`,
+    );
+  }
+  c.next();
+  const items = selectItems(c);
+  if (!c.word('FROM')) throw invalidQuery('Syntax error: Expected keyword FROM');
+  const query: SelectQuery = { items, table: tablePath(c), where: [], orderBy: [] };
+  if (c.word('WHERE')) query.where = c.until('ORDER', 'LIMIT', 'GROUP', 'HAVING');
+  if (c.word('ORDER')) {
+    if (!c.word('BY')) throw invalidQuery('Syntax error: Expected keyword BY');
+    query.orderBy = orderBy(c);
+  }
+  if (c.word('LIMIT')) {
+    query.limit = integer(c);
+    if (c.word('OFFSET')) query.offset = integer(c);
+  }
+  const rest = c.peek();
+  if (rest) throw unexpected(rest);
+  return query;
+}
