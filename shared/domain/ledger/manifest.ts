@@ -9,8 +9,9 @@ import { ledgerReplacer, parseLedgerJson } from './codec';
 /** Version of the manifest format. */
 export const MANIFEST_FORMAT = 1;
 
-/** Database dialect of the source, as INFORMATION_SCHEMA reports it. */
-export type Dialect = 'GOOGLE_STANDARD_SQL' | 'POSTGRESQL';
+import type { Dialect } from '../change-record';
+
+export type { Dialect };
 
 /**
  * - `starting`: created; the initial partitions are being recorded.
