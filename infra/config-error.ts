@@ -1,0 +1,36 @@
+/** The error a bad stack configuration raises at preview: every bad field, with its full config key. */
+
+/** One bad field: the stack config key path (e.g. `sluice:functions.reader.memory`) and the rule it broke. */
+export interface ConfigIssue {
+  path: string;
+  message: string;
+}
+
+/** Raised by the settings builder; Pulumi prints the message, which names every bad field. */
+export class StackConfigError extends Error {
+  /** Every bad field, in the order found. */
+  readonly issues: readonly ConfigIssue[];
+
+  constructor(issues: readonly ConfigIssue[]) {
+    super(
+      `invalid stack configuration (${issues.length} problem${issues.length === 1 ? '' : 's'}):\n` +
+        issues.map((i) => `  - ${i.path}: ${i.message}`).join('\n'),
+    );
+    this.name = 'StackConfigError';
+    this.issues = issues;
+  }
+}
+
+/** Issue shape produced by zod (kept structural so no zod type leaks into callers). */
+interface ZodLikeIssue {
+  path: readonly PropertyKey[];
+  message: string;
+}
+
+/** Turns zod issues under one config key into issues with full paths (`sluice:key.a.b`). */
+export function issuesAt(key: string, issues: readonly ZodLikeIssue[]): ConfigIssue[] {
+  return issues.map((i) => ({
+    path: [key, ...i.path.map((p) => String(p))].join('.'),
+    message: i.message,
+  }));
+}
