@@ -1,19 +1,23 @@
 /**
  * The one seam between the deployment and the shared pipeline configuration schema: validate
- * `sluice:pipeline` and project out of it what the deployment needs, plus the environment that makes the
- * functions parse the very same configuration.
- *
- * TEMPORARY STAND-IN: until the shared schema (`shared/domain/config.ts`) is merged, this validates a
- * minimal subset itself. Replace the body of {@link readPipeline} by a call to the shared parser; nothing
- * else in `infra/` depends on the schema.
+ * `sluice:pipeline` with it, project out what the deployment needs, and produce the environment from which
+ * the functions parse the very same configuration.
  */
-import { z } from 'zod';
-import { type ConfigIssue, issuesAt } from './config-error';
+import { formatTimestamp } from '../shared/domain/timestamp';
+import type { ConfigIssue } from './config-error';
+// The shared schema (`shared/domain/config.ts`) once merged; a stand-in with the same names until then.
+import {
+  ConfigError,
+  ENV_VARIABLES,
+  type PipelineConfig,
+  parseConfigObject,
+} from './pipeline-schema-standin';
 
 /** What the deployment needs from a valid pipeline configuration. */
 export interface PipelineView {
   spanner: { instance: string; database: string; stream: string };
   dataset: string;
+  ledgerBucket: string;
   mode: 'scheduled' | 'continuous';
   /** Longest window one reader invocation runs, in seconds (sizes the reader's timeout). */
   maxWindowSeconds: number;
@@ -26,43 +30,59 @@ export interface PipelineView {
 /** Outcome of reading `sluice:pipeline`. */
 export type PipelineRead = { ok: true; view: PipelineView } | { ok: false; issues: ConfigIssue[] };
 
-const identifier = z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,127}$/, 'an identifier');
-const standIn = z
-  .object({
-    spanner: z.object({ instance: z.string().min(2), database: z.string().min(2), stream: identifier }),
-    bigquery: z.object({ dataset: z.string().regex(/^[A-Za-z0-9_]{1,1024}$/, 'a dataset id') }),
-    tables: z.record(
-      z.string(),
-      z.object({ replica: identifier.optional(), history: identifier.optional() }).strict(),
-    ),
-    mode: z.enum(['scheduled', 'continuous']).default('scheduled'),
-    windowMs: z.number().int().min(1000).max(1_800_000).default(60_000),
-  })
-  .passthrough();
+const AT = 'sluice:pipeline';
 
-/** Validates `sluice:pipeline` (for `project`) and projects the deployment's view of it. */
-export function readPipeline(raw: unknown, project: string): PipelineRead {
-  const parsed = standIn.safeParse(raw);
-  if (!parsed.success) return { ok: false, issues: issuesAt('sluice:pipeline', parsed.error.issues) };
-  const p = parsed.data;
+/**
+ * Validates `sluice:pipeline`. The project defaults to `gcp:project` (and must equal it), the ledger bucket
+ * to `defaultBucket`: the stack file need not repeat what the deployment already knows.
+ */
+export function readPipeline(raw: unknown, project: string, defaultBucket: string): PipelineRead {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    return { ok: false, issues: [{ path: AT, message: 'required: the pipeline configuration object' }] };
+  }
+  const given = raw as Record<string, unknown>;
+  if (given.project !== undefined && given.project !== project) {
+    return { ok: false, issues: [{ path: `${AT}.project`, message: `must equal gcp:project (${project})` }] };
+  }
+  let config: PipelineConfig;
+  try {
+    config = parseConfigObject({ project, ledger: { bucket: defaultBucket }, ...given });
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    return { ok: false, issues: err.issues.map((i) => ({ path: `${AT}.${i.path}`, message: i.rule })) };
+  }
+  return { ok: true, view: viewOf(config) };
+}
+
+function viewOf(c: PipelineConfig): PipelineView {
   return {
-    ok: true,
-    view: {
-      spanner: p.spanner,
-      dataset: p.bigquery.dataset,
-      mode: p.mode,
-      maxWindowSeconds: Math.ceil(p.windowMs / 1000),
-      windowPath: 'sluice:pipeline.windowMs',
-      environment: {
-        SLUICE_PROJECT: project,
-        SLUICE_SPANNER_INSTANCE: p.spanner.instance,
-        SLUICE_SPANNER_DATABASE: p.spanner.database,
-        SLUICE_CHANGE_STREAM: p.spanner.stream,
-        SLUICE_DATASET: p.bigquery.dataset,
-        SLUICE_TABLES: JSON.stringify(p.tables),
-        SLUICE_MODE: p.mode,
-        SLUICE_WINDOW_MS: String(p.windowMs),
-      },
-    },
+    spanner: c.spanner,
+    dataset: c.bigquery.dataset,
+    ledgerBucket: c.ledger.bucket,
+    mode: c.mode,
+    maxWindowSeconds: Math.ceil(c.window.maxMs / 1000),
+    windowPath: `${AT}.window.maxMs`,
+    environment: pipelineEnvironment(c),
   };
+}
+
+/** The inverse of the shared `parseConfig`: one variable per configuration path, every value explicit. */
+export function pipelineEnvironment(c: PipelineConfig): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [path, variable] of Object.entries(ENV_VARIABLES)) {
+    const value = path
+      .split('.')
+      .reduce<unknown>((v, k) => (v as Record<string, unknown> | undefined)?.[k], c);
+    if (value !== undefined) env[variable] = envValue(path, value);
+  }
+  return env;
+}
+
+function envValue(path: string, value: unknown): string {
+  if (path === 'tables') return JSON.stringify(value);
+  if (path === 'startAt') {
+    const s = value as PipelineConfig['startAt'];
+    return s.kind === 'timestamp' ? formatTimestamp(s.at) : s.kind;
+  }
+  return String(value);
 }

@@ -77,7 +77,12 @@ export function buildSettings(input: StackConfigInput): InfraSettings {
   const region = requiredString(input.region, 'gcp:region', /^[a-z]+-[a-z]+[0-9]+$/, issues);
   const parsed = deploymentSchema.safeParse(input.deployment);
   if (!parsed.success) issues.push(...issuesAt('sluice', parsed.error.issues));
-  const pipeline = readPipeline(input.pipeline, project ?? '');
+  const prefix = parsed.success ? parsed.data.prefix : 'sluice';
+  const pipeline = readPipeline(
+    input.pipeline,
+    project ?? '',
+    resourceNames(project ?? '', prefix).ledgerBucket,
+  );
   if (!pipeline.ok) issues.push(...pipeline.issues);
   if (issues.length > 0 || !parsed.success || !pipeline.ok || !project || !region) {
     throw new StackConfigError(issues);
@@ -96,7 +101,8 @@ function requiredString(v: unknown, path: string, rule: RegExp, issues: ConfigIs
 
 function assemble(project: string, region: string, view: PipelineView, d: DeploymentConfig): InfraSettings {
   const functions = allSizings(view, d);
-  const names = resourceNames(project, d.prefix);
+  // The ledger bucket is part of the pipeline configuration (the functions read it from there).
+  const names = { ...resourceNames(project, d.prefix), ledgerBucket: view.ledgerBucket };
   const settings: InfraSettings = {
     project,
     region,
@@ -151,7 +157,6 @@ export function deploymentEnvironment(s: InfraSettings): Record<string, string> 
   return {
     GOOGLE_CLOUD_PROJECT: s.project,
     SLUICE_REGION: s.region,
-    SLUICE_LEDGER_BUCKET: s.names.ledgerBucket,
     SLUICE_READER_QUEUE: queue(s.names.queues.reader),
     SLUICE_BACKFILL_QUEUE: queue(s.names.queues.backfill),
     SLUICE_TASKS_SERVICE_ACCOUNT: accountEmail(s.names.tasksInvoker, s.project),

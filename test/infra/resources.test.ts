@@ -72,7 +72,8 @@ test('three gen2 functions on nodejs22, one service account each, never open wit
   const svc = (name: string) => one('gcp:cloudfunctionsv2/function:Function', name).inputs.serviceConfig;
   expect(svc('reader')).toMatchObject({
     ingressSettings: 'ALLOW_INTERNAL_ONLY',
-    timeoutSeconds: 120,
+    // window.maxMs (default 10 min) + 60 s to flush
+    timeoutSeconds: 660,
     availableMemory: '1Gi',
     availableCpu: '1',
     maxInstanceCount: 10,
