@@ -116,7 +116,10 @@ export function parseConfig(env: Record<string, string | undefined>): PipelineCo
     if (raw === undefined || raw === '') continue;
     const keys = path.split('.');
     let at = input;
-    for (const k of keys.slice(0, -1)) at = (at[k] ??= {}) as Record<string, unknown>;
+    for (const k of keys.slice(0, -1)) {
+      at[k] = at[k] ?? {};
+      at = at[k] as Record<string, unknown>;
+    }
     at[keys[keys.length - 1]!] = path === 'tables' ? JSON.parse(raw) : raw;
   }
   return parseConfigObject(input);
