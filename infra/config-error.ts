@@ -25,12 +25,14 @@ export class StackConfigError extends Error {
 interface ZodLikeIssue {
   path: readonly PropertyKey[];
   message: string;
+  /** Set on unknown-key issues: the keys themselves, which belong in the path. */
+  keys?: readonly string[];
 }
 
-/** Turns zod issues under one config key into issues with full paths (`sluice:key.a.b`). */
-export function issuesAt(key: string, issues: readonly ZodLikeIssue[]): ConfigIssue[] {
+/** Turns zod issues of a namespace's keys into issues with full config paths (`sluice:key.a.b`). */
+export function issuesAt(namespace: string, issues: readonly ZodLikeIssue[]): ConfigIssue[] {
   return issues.map((i) => ({
-    path: [key, ...i.path.map((p) => String(p))].join('.'),
+    path: `${namespace}:${[...i.path.map((p) => String(p)), ...(i.keys ?? [])].join('.')}`,
     message: i.message,
   }));
 }
