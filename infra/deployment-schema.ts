@@ -1,0 +1,105 @@
+/**
+ * The deployment part of the stack configuration (everything under `sluice:*` except `sluice:pipeline`):
+ * sizing, queue rates, schedule, alerts, optional features. The pipeline part is validated by the shared
+ * pipeline schema instead (see `settings.ts`), so the functions and the deployment agree on one definition.
+ */
+import { z } from 'zod';
+
+/** Names of the three deployed functions, also their entry points. */
+export const FUNCTION_NAMES = ['scheduler', 'reader', 'backfill'] as const;
+/** One of the deployed functions. */
+export type FunctionName = (typeof FUNCTION_NAMES)[number];
+
+/** Ingress a function accepts: never `ALLOW_ALL` without IAM (the program never grants a public invoker). */
+const ingress = z.enum(['ALLOW_INTERNAL_ONLY', 'ALLOW_ALL', 'ALLOW_INTERNAL_AND_GCLB']);
+
+/** Cloud Run memory strings the platform accepts for functions (binary units only, to avoid surprises). */
+const memory = z.string().regex(/^(128|256|512)Mi$|^[1-9][0-9]?Gi$/, 'memory like 256Mi, 512Mi, 1Gi, 2Gi');
+
+const functionSizing = z
+  .object({
+    memory: memory.optional(),
+    cpu: z.number().positive().max(8).optional(),
+    minInstances: z.number().int().min(0).max(10).optional(),
+    maxInstances: z.number().int().min(1).max(1000).optional(),
+    concurrency: z.number().int().min(1).max(1000).optional(),
+    timeoutSeconds: z.number().int().min(15).max(1800).optional(),
+    ingress: ingress.optional(),
+  })
+  .strict();
+
+const queueOverrides = z
+  .object({
+    maxDispatchesPerSecond: z.number().positive().max(500).optional(),
+    maxConcurrentDispatches: z.number().int().min(1).max(5000).optional(),
+    maxAttempts: z.number().int().min(-1).max(1000).optional(),
+    minBackoffSeconds: z.number().min(0.1).max(3600).optional(),
+    maxBackoffSeconds: z.number().min(0.1).max(3600).optional(),
+    maxDoublings: z.number().int().min(0).max(16).optional(),
+  })
+  .strict();
+
+/** An IAM member that names one principal: public principals are rejected here, not only in tests. */
+const member = z
+  .string()
+  .regex(/^(user|group|serviceAccount|domain):[^\s]+$/, 'an IAM member like group:data-eng@example.com')
+  .refine((m) => !/allUsers|allAuthenticatedUsers/.test(m), 'public principals are not allowed');
+
+/** zod schema of the deployment keys (`sluice:<key>`), all optional with safe defaults. */
+export const deploymentSchema = z
+  .object({
+    prefix: z
+      .string()
+      .regex(/^[a-z][a-z0-9-]{0,13}[a-z0-9]$/, 'lowercase letters, digits and dashes, 2-15 characters')
+      .default('sluice'),
+    functions: z
+      .object({ scheduler: functionSizing, reader: functionSizing, backfill: functionSizing })
+      .partial()
+      .strict()
+      .default({}),
+    queues: z.object({ reader: queueOverrides, backfill: queueOverrides }).partial().strict().default({}),
+    schedule: z
+      .object({
+        cron: z.string().min(9).default('* * * * *'),
+        timeZone: z.string().min(1).default('Etc/UTC'),
+      })
+      .strict()
+      .default({ cron: '* * * * *', timeZone: 'Etc/UTC' }),
+    alerts: z
+      .object({
+        lagSeconds: z.number().int().min(30).max(86_400).default(600),
+        notificationChannels: z
+          .array(z.string().regex(/^projects\/[^/]+\/notificationChannels\/[^/]+$/))
+          .default([]),
+      })
+      .strict()
+      .default({ lagSeconds: 600, notificationChannels: [] }),
+    dataBoost: z.boolean().default(false),
+    demoDatabase: z.boolean().default(false),
+    operators: z.array(member).default([]),
+    ledger: z
+      .object({
+        location: z.string().min(2).optional(),
+        softDeleteDays: z.union([z.literal(0), z.number().int().min(7).max(90)]).default(0),
+        noncurrentDays: z.number().int().min(1).max(365).default(3),
+        finishedJobsAgeDays: z.number().int().min(1).max(3650).default(30),
+        forceDestroy: z.boolean().default(false),
+      })
+      .strict()
+      .default({ softDeleteDays: 0, noncurrentDays: 3, finishedJobsAgeDays: 30, forceDestroy: false }),
+    dataset: z
+      .object({
+        location: z.string().min(2).optional(),
+        deleteContentsOnDestroy: z.boolean().default(false),
+      })
+      .strict()
+      .default({ deleteContentsOnDestroy: false }),
+  })
+  .strict();
+
+/** The deployment keys after defaults. */
+export type DeploymentConfig = z.infer<typeof deploymentSchema>;
+/** Per-function overrides as written in the stack file. */
+export type FunctionSizingInput = z.infer<typeof functionSizing>;
+/** Per-queue overrides as written in the stack file. */
+export type QueueOverrides = z.infer<typeof queueOverrides>;

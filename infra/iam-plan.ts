@@ -1,0 +1,144 @@
+/**
+ * The complete list of IAM grants the deployment makes, as data: who gets which role on which single
+ * resource. Nothing is granted on the project; nothing to a public principal. `resources/access.ts`
+ * turns each entry into one IAM member resource; `docs/deploy.md` explains each line.
+ */
+import type { FunctionName } from './deployment-schema';
+import type { InfraSettings } from './settings';
+
+/** Identities created by the deployment, plus the operators from the stack configuration. */
+export type Principal = FunctionName | 'tasksInvoker' | 'cronInvoker' | { member: string };
+
+/** The one resource a grant is on. */
+export type GrantTarget =
+  | { kind: 'ledgerBucket' }
+  | { kind: 'database' }
+  | { kind: 'dataset' }
+  | { kind: 'queue'; queue: 'reader' | 'backfill' }
+  | { kind: 'serviceAccount'; account: 'tasksInvoker' }
+  | { kind: 'function'; fn: FunctionName };
+
+/** One grant, with the reason an operator reviewing it would ask for. */
+export interface Grant {
+  principal: Principal;
+  role: string;
+  target: GrantTarget;
+  why: string;
+}
+
+const RUNTIMES: readonly FunctionName[] = ['scheduler', 'reader', 'backfill'];
+
+/** Every grant, in a stable order. */
+export function iamPlan(s: Pick<InfraSettings, 'dataBoost' | 'operators'>): Grant[] {
+  const grants: Grant[] = [];
+  const add = (principal: Principal, role: string, target: GrantTarget, why: string) =>
+    grants.push({ principal, role, target, why });
+  for (const fn of RUNTIMES) {
+    add(
+      fn,
+      'roles/storage.objectUser',
+      { kind: 'ledgerBucket' },
+      'reads and compare-and-swaps ledger objects',
+    );
+    add(fn, 'roles/spanner.databaseReader', { kind: 'database' }, spannerWhy[fn]);
+    add(fn, 'roles/bigquery.dataEditor', { kind: 'dataset' }, bigqueryWhy[fn]);
+  }
+  if (s.dataBoost) {
+    add(
+      'backfill',
+      'roles/spanner.databaseReaderWithDataBoost',
+      { kind: 'database' },
+      'runs snapshot partitions on Data Boost',
+    );
+  }
+  add(
+    'scheduler',
+    'roles/cloudtasks.enqueuer',
+    { kind: 'queue', queue: 'reader' },
+    'enqueues windows of ready partitions',
+  );
+  add(
+    'reader',
+    'roles/cloudtasks.enqueuer',
+    { kind: 'queue', queue: 'reader' },
+    'chains the next window and ready children',
+  );
+  add(
+    'scheduler',
+    'roles/cloudtasks.enqueuer',
+    { kind: 'queue', queue: 'backfill' },
+    're-drives stalled backfill partitions; startAt: snapshot',
+  );
+  add(
+    'backfill',
+    'roles/cloudtasks.enqueuer',
+    { kind: 'queue', queue: 'backfill' },
+    'enqueues one task per snapshot partition',
+  );
+  for (const fn of RUNTIMES) {
+    add(
+      fn,
+      'roles/iam.serviceAccountUser',
+      { kind: 'serviceAccount', account: 'tasksInvoker' },
+      'names the tasks invoker in the OIDC token of the tasks it creates',
+    );
+  }
+  add(
+    'tasksInvoker',
+    'roles/run.invoker',
+    { kind: 'function', fn: 'reader' },
+    'Cloud Tasks delivers reader windows',
+  );
+  add(
+    'tasksInvoker',
+    'roles/run.invoker',
+    { kind: 'function', fn: 'backfill' },
+    'Cloud Tasks delivers backfill partitions',
+  );
+  add(
+    'cronInvoker',
+    'roles/run.invoker',
+    { kind: 'function', fn: 'scheduler' },
+    'Cloud Scheduler ticks the scheduler',
+  );
+  for (const member of s.operators) {
+    add(
+      { member },
+      'roles/run.invoker',
+      { kind: 'function', fn: 'backfill' },
+      'operators start backfills and read the status',
+    );
+  }
+  return grants;
+}
+
+const spannerWhy: Record<FunctionName, string> = {
+  scheduler: 'validates the change stream (INFORMATION_SCHEMA, capture type, retention) before readers run',
+  reader: 'queries the change stream and reads full rows at a commit timestamp',
+  backfill: 'reads tables at a snapshot timestamp (batch read-only transaction)',
+};
+
+const bigqueryWhy: Record<FunctionName, string> = {
+  scheduler: 'writes the completeness table (watermark per source table)',
+  reader: 'creates missing tables and writes replica and history rows',
+  backfill: 'creates missing tables and writes snapshot rows',
+};
+
+/** Stable, readable key of a principal (for resource names and tests). */
+export function principalKey(p: Principal): string {
+  return typeof p === 'string' ? p : p.member;
+}
+
+/** Stable, readable key of a target (for resource names and tests). */
+export function targetKey(t: GrantTarget): string {
+  switch (t.kind) {
+    case 'queue':
+      return `queue:${t.queue}`;
+    case 'serviceAccount':
+      return `serviceAccount:${t.account}`;
+    case 'function':
+      return `function:${t.fn}`;
+    default:
+      return t.kind;
+  }
+}

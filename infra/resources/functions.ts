@@ -1,0 +1,91 @@
+/** The source archive upload and the three Cloud Run functions (gen2) built from it. */
+import * as gcp from '@pulumi/gcp';
+import * as pulumi from '@pulumi/pulumi';
+import { FUNCTION_NAMES, type FunctionName } from '../deployment-schema';
+import type { InfraSettings } from '../settings';
+import { type ArchiveEntry, archiveHash } from '../source-archive';
+import type { Accounts } from './accounts';
+
+/** The deployed functions and their source object. */
+export interface Functions {
+  source: gcp.storage.BucketObject;
+  byName: Record<FunctionName, gcp.cloudfunctionsv2.Function>;
+}
+
+/** Production runtime; the code also runs on Node 20, which the development machines use. */
+export const RUNTIME = 'nodejs22';
+
+/**
+ * Cloud Run URL of a function's service: `https://<service>-<project number>.<region>.run.app`. It is
+ * computed rather than read from the function, because the reader chains windows to itself and the
+ * backfill function enqueues partitions to itself: a function cannot take its own URL output as input.
+ */
+export function runUrl(service: string, projectNumber: string, region: string): string {
+  return `https://${service}-${projectNumber}.${region}.run.app`;
+}
+
+/** Uploads the archive and creates the functions, each with its own service account. */
+export function createFunctions(
+  s: InfraSettings,
+  sourceBucket: gcp.storage.Bucket,
+  entries: readonly ArchiveEntry[],
+  accounts: Accounts,
+): Functions {
+  const source = new gcp.storage.BucketObject('function-source', {
+    bucket: sourceBucket.name,
+    // The content hash in the name makes any code change a new object, hence a new build and revision.
+    name: `functions-${archiveHash(entries)}.zip`,
+    source: new pulumi.asset.AssetArchive(
+      Object.fromEntries(
+        entries.map((e) => [e.path, new pulumi.asset.StringAsset(e.content.toString('utf8'))]),
+      ),
+    ),
+  });
+  const project = gcp.organizations.getProjectOutput({ projectId: s.project });
+  const environment = project.number.apply(
+    (n): Record<string, string> => ({
+      ...s.environment,
+      SLUICE_READER_URL: runUrl(s.names.functions.reader, n, s.region),
+      SLUICE_BACKFILL_URL: runUrl(s.names.functions.backfill, n, s.region),
+    }),
+  );
+  const byName = Object.fromEntries(
+    FUNCTION_NAMES.map((name) => [name, fn(s, name, sourceBucket, source, accounts, environment)]),
+  ) as Record<FunctionName, gcp.cloudfunctionsv2.Function>;
+  return { source, byName };
+}
+
+function fn(
+  s: InfraSettings,
+  name: FunctionName,
+  bucket: gcp.storage.Bucket,
+  source: gcp.storage.BucketObject,
+  accounts: Accounts,
+  environment: pulumi.Output<Record<string, string>>,
+): gcp.cloudfunctionsv2.Function {
+  const size = s.functions[name];
+  return new gcp.cloudfunctionsv2.Function(name, {
+    name: s.names.functions[name],
+    project: s.project,
+    location: s.region,
+    description: `sluice ${name}`,
+    buildConfig: {
+      runtime: RUNTIME,
+      entryPoint: name,
+      source: { storageSource: { bucket: bucket.name, object: source.name } },
+    },
+    serviceConfig: {
+      availableMemory: size.memory,
+      availableCpu: String(size.cpu),
+      timeoutSeconds: size.timeoutSeconds,
+      minInstanceCount: size.minInstances,
+      maxInstanceCount: size.maxInstances,
+      maxInstanceRequestConcurrency: size.concurrency,
+      ingressSettings: size.ingress,
+      serviceAccountEmail: accounts.runtime[name].email,
+      allTrafficOnLatestRevision: true,
+      environmentVariables: environment.apply((e) => ({ ...e, SLUICE_FUNCTION: name })),
+    },
+    labels: { app: 'sluice', function: name },
+  });
+}

@@ -1,0 +1,200 @@
+/**
+ * `InfraSettings`: everything the resources need, built by one pure function from the Pulumi stack
+ * configuration. The pipeline part (`sluice:pipeline`) is validated by the same schema the functions use
+ * (through {@link readPipeline}); the deployment part by `deployment-schema.ts`. A bad stack configuration
+ * fails `pulumi preview` with every bad field named.
+ */
+import { type ConfigIssue, issuesAt, StackConfigError } from './config-error';
+import { type DeploymentConfig, deploymentSchema, type FunctionName } from './deployment-schema';
+import { type PipelineView, readPipeline } from './pipeline-adapter';
+import {
+  allSizings,
+  backfillQueue,
+  type FunctionSizing,
+  type QueueSettings,
+  readerQueue,
+  TASK_DEADLINE_SECONDS,
+  WINDOW_MARGIN_SECONDS,
+} from './sizing';
+
+/** The raw stack configuration, as read from Pulumi config (values not yet trusted). */
+export interface StackConfigInput {
+  /** `gcp:project`. */
+  project: unknown;
+  /** `gcp:region`. */
+  region: unknown;
+  /** `sluice:pipeline`: the pipeline configuration object, validated by the shared schema. */
+  pipeline: unknown;
+  /** Every other `sluice:*` key, by key name without the namespace. */
+  deployment: Record<string, unknown>;
+}
+
+/** Names of the resources, fixed up front so that no resource's name depends on another's output. */
+export interface ResourceNames {
+  functions: Record<FunctionName, string>;
+  /** Runtime service accounts, one per function (account ids). */
+  accounts: Record<FunctionName, string>;
+  /** Signs the OIDC tokens of Cloud Tasks (invokes reader and backfill). */
+  tasksInvoker: string;
+  /** Signs the OIDC token of the Cloud Scheduler job (invokes the scheduler only). */
+  cronInvoker: string;
+  queues: { reader: string; backfill: string };
+  ledgerBucket: string;
+  sourceBucket: string;
+}
+
+/** Everything the resource modules need. */
+export interface InfraSettings {
+  project: string;
+  region: string;
+  prefix: string;
+  spanner: { instance: string; database: string; stream: string };
+  dataset: { id: string; location: string; deleteContentsOnDestroy: boolean };
+  ledger: {
+    location: string;
+    softDeleteDays: number;
+    noncurrentDays: number;
+    finishedJobsAgeDays: number;
+    forceDestroy: boolean;
+  };
+  functions: Record<FunctionName, FunctionSizing>;
+  queues: { reader: QueueSettings; backfill: QueueSettings };
+  schedule: { cron: string; timeZone: string; attemptDeadlineSeconds: number };
+  alerts: { lagSeconds: number; notificationChannels: string[] };
+  dataBoost: boolean;
+  demoDatabase: boolean;
+  /** IAM members allowed to call the backfill API and the status route. */
+  operators: string[];
+  names: ResourceNames;
+  /** Environment of every function: the pipeline configuration plus where the deployment put things. */
+  environment: Record<string, string>;
+}
+
+/** Builds the settings, or throws {@link StackConfigError} listing every bad field. */
+export function buildSettings(input: StackConfigInput): InfraSettings {
+  const issues: ConfigIssue[] = [];
+  const project = requiredString(input.project, 'gcp:project', /^[a-z][a-z0-9-]{4,28}[a-z0-9]$/, issues);
+  const region = requiredString(input.region, 'gcp:region', /^[a-z]+-[a-z]+[0-9]+$/, issues);
+  const parsed = deploymentSchema.safeParse(input.deployment);
+  if (!parsed.success) issues.push(...issuesAt('sluice', parsed.error.issues));
+  const prefix = parsed.success ? parsed.data.prefix : 'sluice';
+  const pipeline = readPipeline(
+    input.pipeline,
+    project ?? '',
+    resourceNames(project ?? '', prefix).ledgerBucket,
+  );
+  if (!pipeline.ok) issues.push(...pipeline.issues);
+  if (issues.length > 0 || !parsed.success || !pipeline.ok || !project || !region) {
+    throw new StackConfigError(issues);
+  }
+  const settings = assemble(project, region, pipeline.view, parsed.data);
+  const crossIssues = checkCrossFields(settings, pipeline.view);
+  if (crossIssues.length > 0) throw new StackConfigError(crossIssues);
+  return settings;
+}
+
+function requiredString(v: unknown, path: string, rule: RegExp, issues: ConfigIssue[]): string | undefined {
+  if (typeof v === 'string' && rule.test(v)) return v;
+  issues.push({ path, message: v === undefined ? 'required' : `must match ${rule.source}` });
+  return undefined;
+}
+
+function assemble(project: string, region: string, view: PipelineView, d: DeploymentConfig): InfraSettings {
+  const functions = allSizings(view, d);
+  // The ledger bucket is part of the pipeline configuration (the functions read it from there).
+  const names = { ...resourceNames(project, d.prefix), ledgerBucket: view.ledgerBucket };
+  const settings: InfraSettings = {
+    project,
+    region,
+    prefix: d.prefix,
+    spanner: view.spanner,
+    dataset: {
+      id: view.dataset,
+      location: d.dataset.location ?? region,
+      deleteContentsOnDestroy: d.dataset.deleteContentsOnDestroy,
+    },
+    ledger: { ...d.ledger, location: d.ledger.location ?? region },
+    functions,
+    queues: {
+      reader: readerQueue(functions.reader, d.queues.reader),
+      backfill: backfillQueue(functions.backfill, d.dataBoost, d.queues.backfill),
+    },
+    // The job waits for the tick as long as the scheduler function may run (Scheduler caps at 30 min).
+    schedule: { ...d.schedule, attemptDeadlineSeconds: functions.scheduler.timeoutSeconds },
+    alerts: d.alerts,
+    dataBoost: d.dataBoost,
+    demoDatabase: d.demoDatabase,
+    operators: d.operators,
+    names,
+    environment: {},
+  };
+  settings.environment = { ...view.environment, ...deploymentEnvironment(settings) };
+  return settings;
+}
+
+/** Deterministic names: `<prefix>-<role>`; the buckets carry the project id because bucket names are global. */
+export function resourceNames(project: string, prefix: string): ResourceNames {
+  const per = (suffix: string) => `${prefix}-${suffix}`;
+  return {
+    functions: { scheduler: per('scheduler'), reader: per('reader'), backfill: per('backfill') },
+    accounts: { scheduler: per('scheduler'), reader: per('reader'), backfill: per('backfill') },
+    tasksInvoker: per('tasks'),
+    cronInvoker: per('cron'),
+    queues: { reader: per('reader'), backfill: per('backfill') },
+    ledgerBucket: `${project}-${prefix}-ledger`,
+    sourceBucket: `${project}-${prefix}-source`,
+  };
+}
+
+/** Email of a service account created in the project. */
+export function accountEmail(accountId: string, project: string): string {
+  return `${accountId}@${project}.iam.gserviceaccount.com`;
+}
+
+/** Environment variables naming where the deployment put things (the function URLs are added later). */
+export function deploymentEnvironment(s: InfraSettings): Record<string, string> {
+  const queue = (id: string) => `projects/${s.project}/locations/${s.region}/queues/${id}`;
+  return {
+    GOOGLE_CLOUD_PROJECT: s.project,
+    SLUICE_REGION: s.region,
+    SLUICE_READER_QUEUE: queue(s.names.queues.reader),
+    SLUICE_BACKFILL_QUEUE: queue(s.names.queues.backfill),
+    SLUICE_TASKS_SERVICE_ACCOUNT: accountEmail(s.names.tasksInvoker, s.project),
+    SLUICE_DATA_BOOST: String(s.dataBoost),
+  };
+}
+
+/** Rules that span fields: what zod cannot see one key at a time. */
+function checkCrossFields(s: InfraSettings, view: PipelineView): ConfigIssue[] {
+  const issues: ConfigIssue[] = [];
+  const needed = view.maxWindowSeconds + WINDOW_MARGIN_SECONDS;
+  if (needed > TASK_DEADLINE_SECONDS) {
+    issues.push({
+      path: view.windowPath,
+      message: `a window of ${view.maxWindowSeconds}s plus ${WINDOW_MARGIN_SECONDS}s to flush must finish inside Cloud Tasks' ${TASK_DEADLINE_SECONDS}s deadline`,
+    });
+  } else if (s.functions.reader.timeoutSeconds < needed) {
+    issues.push({
+      path: 'sluice:functions.reader.timeoutSeconds',
+      message: `must be at least ${needed} (the longest window, ${view.maxWindowSeconds}s, plus ${WINDOW_MARGIN_SECONDS}s to flush)`,
+    });
+  }
+  for (const [name, f] of Object.entries(s.functions)) {
+    const at = `sluice:functions.${name}`;
+    if (f.concurrency > 1 && f.cpu < 1) {
+      issues.push({ path: `${at}.cpu`, message: 'concurrency above 1 needs at least 1 vCPU' });
+    }
+    if (f.minInstances > f.maxInstances) {
+      issues.push({ path: `${at}.minInstances`, message: 'must not exceed maxInstances' });
+    }
+  }
+  for (const [name, q] of Object.entries(s.queues)) {
+    if (q.minBackoffSeconds > q.maxBackoffSeconds) {
+      issues.push({
+        path: `sluice:queues.${name}.minBackoffSeconds`,
+        message: 'must not exceed maxBackoffSeconds',
+      });
+    }
+  }
+  return issues;
+}

@@ -1,0 +1,170 @@
+/** The resource graph a user reviews before `pulumi up`: every resource with its key settings. */
+import { deployed, installMocks, PROJECT_NUMBER, type Recorded, resolved, settingsOf } from './harness';
+
+const recorded = installMocks();
+
+function only(type: string): Recorded[] {
+  return recorded.filter((r) => r.type === type);
+}
+function one(type: string, name: string): Recorded {
+  const r = recorded.find((x) => x.type === type && x.name === name);
+  if (!r)
+    throw new Error(
+      `no ${type} named ${name}; have ${recorded.map((x) => `${x.type}/${x.name}`).join(', ')}`,
+    );
+  return r;
+}
+
+let outputs: Awaited<ReturnType<typeof deployed>>['outputs'];
+beforeAll(async () => {
+  outputs = (await deployed(settingsOf())).outputs;
+});
+
+test('the ledger bucket is private, uniform, versioned, and expires finished jobs and old versions', () => {
+  const b = one('gcp:storage/bucket:Bucket', 'ledger').inputs;
+  expect(b).toMatchObject({
+    name: 'acme-prod-sluice-ledger',
+    location: 'europe-west1',
+    uniformBucketLevelAccess: true,
+    publicAccessPrevention: 'enforced',
+    versioning: { enabled: true },
+  });
+  expect(b.lifecycleRules).toEqual([
+    { action: { type: 'Delete' }, condition: { daysSinceNoncurrentTime: 3, withState: 'ARCHIVED' } },
+    { action: { type: 'Delete' }, condition: { daysSinceCustomTime: 30, withState: 'LIVE' } },
+  ]);
+});
+
+test('the queues carry rate limits and retries derived from the function sizes', () => {
+  const reader = one('gcp:cloudtasks/queue:Queue', 'reader-queue').inputs;
+  expect(reader).toMatchObject({
+    name: 'sluice-reader',
+    location: 'europe-west1',
+    // 10 reader instances × 16 concurrent windows (scheduled mode)
+    rateLimits: { maxDispatchesPerSecond: 100, maxConcurrentDispatches: 160 },
+    retryConfig: {
+      maxAttempts: 20,
+      minBackoff: '1s',
+      maxBackoff: '60s',
+      maxDoublings: 4,
+      maxRetryDuration: '0s',
+    },
+  });
+  const backfill = one('gcp:cloudtasks/queue:Queue', 'backfill-queue').inputs;
+  expect(backfill).toMatchObject({
+    name: 'sluice-backfill',
+    rateLimits: { maxDispatchesPerSecond: 5, maxConcurrentDispatches: 4 },
+    retryConfig: { maxAttempts: 10, minBackoff: '10s', maxBackoff: '300s' },
+  });
+});
+
+test('three gen2 functions on nodejs22, one service account each, never open without IAM', () => {
+  const fns = only('gcp:cloudfunctionsv2/function:Function');
+  expect(fns.map((f) => f.name).sort()).toEqual(['backfill', 'reader', 'scheduler']);
+  for (const f of fns) {
+    const build = f.inputs.buildConfig as Record<string, unknown>;
+    const svc = f.inputs.serviceConfig as Record<string, unknown>;
+    expect(build).toMatchObject({ runtime: 'nodejs22', entryPoint: f.name });
+    expect(svc.serviceAccountEmail).toBe(`sluice-${f.name}@acme-prod.iam.gserviceaccount.com`);
+    expect(svc.timeoutSeconds as number).toBeLessThanOrEqual(1800);
+    expect(svc.minInstanceCount).toBe(0);
+  }
+  const svc = (name: string) => one('gcp:cloudfunctionsv2/function:Function', name).inputs.serviceConfig;
+  expect(svc('reader')).toMatchObject({
+    ingressSettings: 'ALLOW_INTERNAL_ONLY',
+    // window.maxMs (default 10 min) + 60 s to flush
+    timeoutSeconds: 660,
+    availableMemory: '1Gi',
+    availableCpu: '1',
+    maxInstanceCount: 10,
+    maxInstanceRequestConcurrency: 16,
+  });
+  expect(svc('scheduler')).toMatchObject({ ingressSettings: 'ALLOW_INTERNAL_ONLY', maxInstanceCount: 1 });
+  expect(svc('backfill')).toMatchObject({ ingressSettings: 'ALLOW_ALL', timeoutSeconds: 1800 });
+});
+
+test('every function gets the pipeline configuration and where the deployment put things', () => {
+  const env = (
+    one('gcp:cloudfunctionsv2/function:Function', 'reader').inputs.serviceConfig as {
+      environmentVariables: Record<string, string>;
+    }
+  ).environmentVariables;
+  expect(env).toMatchObject({
+    GOOGLE_CLOUD_PROJECT: 'acme-prod',
+    SLUICE_LEDGER_BUCKET: 'acme-prod-sluice-ledger',
+    SLUICE_READER_QUEUE: 'projects/acme-prod/locations/europe-west1/queues/sluice-reader',
+    SLUICE_BACKFILL_QUEUE: 'projects/acme-prod/locations/europe-west1/queues/sluice-backfill',
+    SLUICE_TASKS_SERVICE_ACCOUNT: 'sluice-tasks@acme-prod.iam.gserviceaccount.com',
+    SLUICE_READER_URL: `https://sluice-reader-${PROJECT_NUMBER}.europe-west1.run.app`,
+    SLUICE_BACKFILL_URL: `https://sluice-backfill-${PROJECT_NUMBER}.europe-west1.run.app`,
+    SLUICE_FUNCTION: 'reader',
+    SLUICE_SPANNER_DATABASE: 'orders',
+  });
+});
+
+test('the source archive is uploaded under a content-hash name and built from storage', () => {
+  const obj = one('gcp:storage/bucketObject:BucketObject', 'function-source').inputs;
+  expect(obj.name).toMatch(/^functions-[0-9a-f]{16}\.zip$/);
+  const build = one('gcp:cloudfunctionsv2/function:Function', 'reader').inputs.buildConfig as {
+    source: { storageSource: { bucket: string; object: string } };
+  };
+  expect(build.source.storageSource).toEqual({ bucket: 'acme-prod-sluice-source', object: obj.name });
+});
+
+test('the scheduler job ticks every minute with an OIDC token of its own invoker', () => {
+  const job = one('gcp:cloudscheduler/job:Job', 'tick').inputs;
+  const uri = `https://sluice-scheduler-${PROJECT_NUMBER}.europe-west1.run.app`;
+  expect(job).toMatchObject({
+    schedule: '* * * * *',
+    attemptDeadline: '300s',
+    retryConfig: { retryCount: 0 },
+    httpTarget: {
+      uri,
+      httpMethod: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      oidcToken: { serviceAccountEmail: 'sluice-cron@acme-prod.iam.gserviceaccount.com', audience: uri },
+    },
+  });
+});
+
+test('the dataset is created, tables are left to the pipeline, no demo database by default', () => {
+  expect(one('gcp:bigquery/dataset:Dataset', 'dataset').inputs).toMatchObject({
+    datasetId: 'orders_replica',
+    location: 'europe-west1',
+    deleteContentsOnDestroy: false,
+  });
+  expect(only('gcp:bigquery/table:Table')).toEqual([]);
+  expect(only('gcp:spanner/database:Database')).toEqual([]);
+});
+
+test('log-based metrics, three alert policies and a dashboard', () => {
+  const metrics = only('gcp:logging/metric:Metric').map((m) => m.inputs.name);
+  expect(metrics.sort()).toEqual(
+    ['failures', 'pipeline_failed', 'records', 'replication_lag', 'retention_danger', 'retries', 'rows']
+      .map((m) => `sluice/${m}`)
+      .sort(),
+  );
+  const lag = one('gcp:logging/metric:Metric', 'metric-replication_lag').inputs;
+  expect(lag.filter).toContain('resource.labels.service_name="sluice-scheduler"');
+  expect(lag.valueExtractor).toBe('EXTRACT(jsonPayload.lagSeconds)');
+  const alerts = only('gcp:monitoring/alertPolicy:AlertPolicy');
+  expect(alerts.map((a) => a.name).sort()).toEqual(['failed-alert', 'lag-alert', 'retention-alert']);
+  const lagAlert = one('gcp:monitoring/alertPolicy:AlertPolicy', 'lag-alert').inputs;
+  expect(JSON.stringify(lagAlert.conditions)).toContain('"thresholdValue":600');
+  const dash = JSON.parse(
+    String(one('gcp:monitoring/dashboard:Dashboard', 'dashboard').inputs.dashboardJson),
+  );
+  expect(dash.mosaicLayout.tiles).toHaveLength(7);
+});
+
+test('stack outputs name the URLs, the backfill endpoint, the status URL, bucket and queues', async () => {
+  const backfill = `https://sluice-backfill-${PROJECT_NUMBER}.europe-west1.run.app`;
+  expect(await resolved(outputs.backfillEndpoint)).toBe(`${backfill}/backfills`);
+  expect(await resolved(outputs.statusUrl)).toBe(`${backfill}/status`);
+  expect(await resolved(outputs.readerUrl)).toBe(
+    `https://sluice-reader-${PROJECT_NUMBER}.europe-west1.run.app`,
+  );
+  expect(await resolved(outputs.ledgerBucket)).toBe('acme-prod-sluice-ledger');
+  expect(await resolved(outputs.readerQueue)).toBe('sluice-reader');
+  expect(await resolved(outputs.backfillQueue)).toBe('sluice-backfill');
+});
