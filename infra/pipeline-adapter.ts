@@ -3,15 +3,10 @@
  * `sluice:pipeline` with it, project out what the deployment needs, and produce the environment from which
  * the functions parse the very same configuration.
  */
+
+import { ConfigError, ENV_VARIABLES, type PipelineConfig, parseConfigObject } from '../shared/domain/config';
 import { formatTimestamp } from '../shared/domain/timestamp';
 import type { ConfigIssue } from './config-error';
-// The shared schema (`shared/domain/config.ts`) once merged; a stand-in with the same names until then.
-import {
-  ConfigError,
-  ENV_VARIABLES,
-  type PipelineConfig,
-  parseConfigObject,
-} from './pipeline-schema-standin';
 
 /** What the deployment needs from a valid pipeline configuration. */
 export interface PipelineView {

@@ -2,8 +2,8 @@
 
 import { StackConfigError } from '../../infra/config-error';
 import { pipelineEnvironment } from '../../infra/pipeline-adapter';
-import { parseConfig, parseConfigObject } from '../../infra/pipeline-schema-standin';
 import { buildSettings } from '../../infra/settings';
+import { parseConfig, parseConfigObject } from '../../shared/domain/config';
 import { stackConfig } from './harness';
 
 function problems(patch: Parameters<typeof stackConfig>[0]): string[] {
