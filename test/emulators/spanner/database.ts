@@ -1,0 +1,239 @@
+/**
+ * One emulated database: schema, multi-version storage, INFORMATION_SCHEMA, transactions and the commit
+ * path. Commits run synchronously, so each one is a critical section: the change-stream hook sees commits
+ * one at a time, in commit-timestamp order.
+ */
+import { randomBytes } from 'node:crypto';
+import Sqlite from 'better-sqlite3';
+import { type Clock, parseRetention } from './clock';
+import { applyDdl } from './ddl-apply';
+import { parseDdl } from './ddl-parse';
+import { type ChangeStreamHooks, Code, type RowChange, SpannerError, type WireValue } from './hooks';
+import { InformationSchema } from './info-schema';
+import type { QueryContext } from './query';
+import { Schema, type Table } from './schema';
+import { type Row, Storage } from './storage';
+import type { Dialect } from './tokenizer';
+import { COMMIT_TIMESTAMP_SENTINEL, nanosToText, storedToWire } from './values';
+import { type MutationJson, Writer, type WriteTxn } from './writes';
+
+/** A transaction known to the database. */
+export interface Txn extends WriteTxn {
+  readOnly: boolean;
+  state: 'active' | 'committed' | 'rolledBack';
+  tag: string;
+  commitNs?: bigint;
+}
+
+const MAX_NS = 9_000_000_000_000_000_000n;
+
+/** An emulated database. */
+export class EmulatedDatabase {
+  readonly schema: Schema;
+  readonly storage: Storage;
+  readonly info: InformationSchema;
+  readonly ctx: QueryContext;
+  readonly createNs: bigint;
+  private readonly sqlite: Sqlite.Database;
+  private readonly txns = new Map<string, Txn>();
+
+  constructor(
+    readonly name: string,
+    readonly dialect: Dialect,
+    readonly clock: Clock,
+    readonly hooks?: ChangeStreamHooks,
+  ) {
+    this.sqlite = new Sqlite(':memory:');
+    this.sqlite.pragma('case_sensitive_like = ON');
+    registerFunctions(this.sqlite, clock);
+    this.schema = new Schema(dialect);
+    this.storage = new Storage(this.sqlite);
+    this.info = new InformationSchema(this.sqlite, this.schema, name.split('/').pop() ?? '', hooks);
+    this.ctx = { db: this.sqlite, schema: this.schema, storage: this.storage, info: this.info, dialect };
+    this.createNs = clock.nowNs();
+  }
+
+  /** Runs DDL statements in order; each is offered to the change-stream engine first. */
+  updateDdl(statements: string[]): void {
+    for (const s of statements) {
+      if (!this.hooks?.applyDdl(s, this.schema, this.clock.nowNs()))
+        applyDdl(this.schema, this.storage, parseDdl(s, this.dialect));
+      this.schema.version++;
+    }
+  }
+
+  /** GetDatabaseDdl statements. */
+  ddl(): string[] {
+    return [...this.schema.ddl(), ...(this.hooks?.ddlStatements() ?? [])];
+  }
+
+  /** Retention in ns (default 1h). */
+  retentionNs(): bigint {
+    return parseRetention(this.schema.options.get('version_retention_period') ?? '1h');
+  }
+
+  /** Earliest readable timestamp. */
+  earliestVersionNs(): bigint {
+    const byRetention = this.clock.nowNs() - this.retentionNs();
+    if (byRetention < this.createNs) return this.createNs;
+    return byRetention;
+  }
+
+  /** Checks a read timestamp against version retention, as the service does. */
+  checkReadable(ns: bigint): void {
+    const earliest = this.earliestVersionNs();
+    if (ns < earliest)
+      throw new SpannerError(
+        Code.FAILED_PRECONDITION,
+        `Read timestamp ${nanosToText(ns)} is earlier than the earliest version time of the database ${nanosToText(earliest)}; it is older than the version_retention_period`,
+      );
+  }
+
+  /** Starts a transaction. */
+  begin(readOnly: boolean, snapNs: bigint, tag = ''): Txn {
+    const id = randomBytes(12).toString('base64');
+    const txn: Txn = { id, snapNs, readOnly, state: 'active', tag, written: new Map() };
+    this.txns.set(id, txn);
+    return txn;
+  }
+
+  /** Looks a transaction up by id (base64). */
+  txn(id: string): Txn {
+    const t = this.txns.get(id);
+    if (!t) throw new SpannerError(Code.NOT_FOUND, `Transaction not found: ${id}`);
+    if (t.state === 'rolledBack')
+      throw new SpannerError(Code.FAILED_PRECONDITION, 'Transaction has been rolled back');
+    return t;
+  }
+
+  /** A writer for a read-write transaction. */
+  writer(txn: Txn): Writer {
+    if (txn.readOnly)
+      throw new SpannerError(Code.FAILED_PRECONDITION, 'Cannot write in a read-only transaction');
+    if (txn.state !== 'active')
+      throw new SpannerError(Code.FAILED_PRECONDITION, 'Transaction has already been committed');
+    return new Writer(this.schema, this.storage, txn);
+  }
+
+  /** Rolls a transaction back. */
+  rollback(txn: Txn): void {
+    if (txn.state === 'committed') return;
+    for (const t of this.schema.tablesByName.values()) this.storage.discard(t, txn.id);
+    txn.state = 'rolledBack';
+  }
+
+  /** Commits: applies mutations, checks conflicts and constraints, stamps, publishes. Returns the ns. */
+  commit(txn: Txn, mutations: MutationJson[]): bigint {
+    if (txn.state === 'committed' && txn.commitNs !== undefined) return txn.commitNs;
+    try {
+      const w = this.writer(txn);
+      for (const m of mutations) w.apply(m);
+      this.checkConflicts(txn);
+      this.checkUniqueIndexes(txn);
+    } catch (err) {
+      this.rollback(txn);
+      throw err;
+    }
+    const ts = this.clock.nextCommitNs();
+    const changes = this.collectChanges(txn, ts);
+    for (const t of this.schema.tablesByName.values()) this.storage.commit(t, txn.id, ts);
+    txn.state = 'committed';
+    txn.commitNs = ts;
+    if (changes.length && this.hooks)
+      this.hooks.onCommit({
+        commitTimestampNs: ts,
+        transactionTag: txn.tag,
+        changes,
+        schema: this.schema.freeze(),
+      });
+    return ts;
+  }
+
+  private checkConflicts(txn: Txn): void {
+    for (const w of txn.written.values()) {
+      if (this.storage.changedSince(this.schema.get(w.table), w.key, txn.snapNs))
+        throw new SpannerError(
+          Code.ABORTED,
+          'Transaction was aborted because of a conflict with a concurrent transaction.',
+        );
+    }
+  }
+
+  private checkUniqueIndexes(txn: Txn): void {
+    for (const w of txn.written.values()) {
+      const table = this.schema.get(w.table);
+      const row = this.storage.readRow(table, w.key, { snapNs: txn.snapNs, txn: txn.id });
+      if (!row) continue;
+      for (const idx of this.schema.indexesOf(table.name).filter((i) => i.unique)) {
+        const values = idx.keys.map((k) => row[k.name] ?? null);
+        if (idx.nullFiltered && values.some((v) => v === null)) continue;
+        const cond = idx.keys.map((k) => `"${k.name}" IS ?`).join(' AND ');
+        const view = this.storage.viewSql(table, { snapNs: MAX_NS, txn: txn.id });
+        const n = this.sqlite
+          .prepare(`SELECT count(*) AS n FROM (${view}) WHERE ${cond}`)
+          .pluck()
+          .get(...values);
+        if (Number(n) > 1)
+          throw new SpannerError(
+            Code.ALREADY_EXISTS,
+            `Unique index violation on index ${idx.name} in table ${table.name}.`,
+          );
+      }
+    }
+  }
+
+  private wireRow(table: Table, row: Row | undefined | null): Record<string, WireValue> | null {
+    if (!row) return null;
+    return Object.fromEntries(
+      table.columns.map((c) => [c.name, storedToWire(row[c.name] ?? null, c.ct.type)]),
+    );
+  }
+
+  private collectChanges(txn: Txn, ts: bigint): RowChange[] {
+    const text = nanosToText(ts);
+    const changes: RowChange[] = [];
+    for (const w of txn.written.values()) {
+      const table = this.schema.get(w.table);
+      for (const c of table.columns.filter((x) => x.ct.allowCommitTimestamp))
+        this.storage.fillCommitTimestamp(table, c.name, txn.id, COMMIT_TIMESTAMP_SENTINEL, text);
+      const oldRow = this.wireRow(table, this.storage.readRow(table, w.key, { snapNs: MAX_NS }));
+      const newRow = this.wireRow(table, this.storage.readRow(table, w.key, { snapNs: 0n, txn: txn.id }));
+      if (!oldRow && !newRow) continue;
+      const modType = !oldRow ? 'INSERT' : !newRow ? 'DELETE' : 'UPDATE';
+      const keyNames = table.primaryKey.map((k) => k.name);
+      const keys = Object.fromEntries(keyNames.map((k) => [k, (newRow ?? oldRow)?.[k] ?? null]));
+      const nonKey = table.columns.map((c) => c.name).filter((c) => !keyNames.includes(c));
+      const writtenColumns = modType === 'UPDATE' ? nonKey.filter((c) => w.columns.has(c)) : nonKey;
+      changes.push({ table: table.name, modType, keys, oldRow, newRow, writtenColumns });
+    }
+    return changes;
+  }
+}
+
+function registerFunctions(db: Sqlite.Database, clock: Clock): void {
+  const opts = { deterministic: false, safeIntegers: true } as const;
+  db.function('spanner_now', opts, () => nanosToText(clock.nowNs()));
+  db.function('spanner_pending_commit_timestamp', opts, () => COMMIT_TIMESTAMP_SENTINEL);
+  db.function('spanner_starts_with', (a: unknown, b: unknown) =>
+    a === null || b === null ? null : String(a).startsWith(String(b)) ? 1 : 0,
+  );
+  db.function('spanner_ends_with', (a: unknown, b: unknown) =>
+    a === null || b === null ? null : String(a).endsWith(String(b)) ? 1 : 0,
+  );
+  db.function('spanner_concat', { varargs: true }, (...xs: unknown[]) =>
+    xs.some((x) => x === null) ? null : xs.map(String).join(''),
+  );
+  db.function('spanner_mod', opts, (a: unknown, b: unknown) => {
+    if (a === null || b === null) return null;
+    if (b === 0n) throw new SpannerError(Code.OUT_OF_RANGE, 'division by zero');
+    return (a as bigint) % (b as bigint);
+  });
+  db.function('spanner_div', opts, (a: unknown, b: unknown) => {
+    if (a === null || b === null) return null;
+    if (b === 0n) throw new SpannerError(Code.OUT_OF_RANGE, 'division by zero');
+    return (a as bigint) / (b as bigint);
+  });
+  db.function('spanner_array_length', (a: unknown) =>
+    a === null ? null : (JSON.parse(String(a)) as unknown[]).length,
+  );
+}

@@ -1,0 +1,191 @@
+/**
+ * Parser for the DDL statements the emulator supports, in both dialects. Anything else fails with
+ * UNIMPLEMENTED naming the statement, so a schema the emulator cannot honour never half-applies silently.
+ */
+import { Code, SpannerError } from './hooks';
+import type { Column, Index, KeyPart, Table } from './schema';
+import {
+  closingParen,
+  type Dialect,
+  identName,
+  isOp,
+  isWord,
+  splitTopLevel,
+  type Token,
+  tokenize,
+} from './tokenizer';
+import { parseColumnType } from './types';
+
+/** One parsed DDL statement. */
+export type DdlAction =
+  | { kind: 'createTable'; table: Table; ifNotExists: boolean }
+  | { kind: 'createIndex'; index: Index; ifNotExists: boolean }
+  | { kind: 'dropTable'; name: string; ifExists: boolean }
+  | { kind: 'dropIndex'; name: string; ifExists: boolean }
+  | { kind: 'addColumn'; table: string; column: Column }
+  | { kind: 'dropColumn'; table: string; column: string }
+  | { kind: 'setOption'; name: string; value: string };
+
+function unsupported(what: string): never {
+  throw new SpannerError(Code.UNIMPLEMENTED, `The emulator does not support this DDL: ${what}`);
+}
+
+function syntax(what: string): never {
+  throw new SpannerError(Code.INVALID_ARGUMENT, `Error parsing Spanner DDL statement: ${what}`);
+}
+
+function parseKeyList(tokens: Token[], d: Dialect): KeyPart[] {
+  return splitTopLevel(tokens).map((part) => ({
+    name: identName(part[0], d),
+    desc: isWord(part[1], 'DESC'),
+  }));
+}
+
+function parenList(tokens: Token[], i: number): [Token[], number] {
+  if (!isOp(tokens[i], '(')) syntax(`expected ( near ${tokens[i]?.value ?? 'end of statement'}`);
+  const end = closingParen(tokens, i);
+  return [tokens.slice(i + 1, end), end + 1];
+}
+
+/** Parses one column definition; `pk` collects an inline PostgreSQL PRIMARY KEY. */
+function parseColumn(part: Token[], d: Dialect, pk: KeyPart[]): Column {
+  const name = identName(part[0], d);
+  const [ct, after] = parseColumnType(part, 1, d);
+  const col: Column = { name, ct, nullable: true };
+  for (let i = after; i < part.length; i++) {
+    const t = part[i];
+    if (isWord(t, 'NOT') && isWord(part[i + 1], 'NULL')) [col.nullable, i] = [false, i + 1];
+    else if (isWord(t, 'PRIMARY') && isWord(part[i + 1], 'KEY') && d === 'POSTGRESQL') {
+      pk.push({ name, desc: false });
+      i++;
+    } else if (isWord(t, 'OPTIONS')) {
+      const [opts, end] = parenList(part, i + 1);
+      const text = opts.map((o) => o.value.toLowerCase()).join('');
+      if (text === 'allow_commit_timestamp=true') col.ct.allowCommitTimestamp = true;
+      else if (text !== 'allow_commit_timestamp=false' && text !== 'allow_commit_timestamp=null')
+        unsupported(`column option ${text}`);
+      i = end - 1;
+    } else if (isWord(t, 'NULL')) {
+      // PostgreSQL's explicit NULL is the default.
+    } else
+      unsupported(
+        `column ${name} clause ${t?.value} (DEFAULT, generated columns and HIDDEN are not emulated)`,
+      );
+  }
+  return col;
+}
+
+function parseInterleave(tokens: Token[], i: number, d: Dialect, table: Table): number {
+  if (!isWord(tokens[i], 'INTERLEAVE')) return i;
+  if (!isWord(tokens[i + 1], 'IN')) syntax('expected INTERLEAVE IN');
+  let j = i + 2;
+  if (isWord(tokens[j], 'PARENT')) j++;
+  table.parent = identName(tokens[j], d);
+  j++;
+  if (isWord(tokens[j], 'ON') && isWord(tokens[j + 1], 'DELETE')) {
+    table.onDeleteCascade = isWord(tokens[j + 2], 'CASCADE');
+    j += table.onDeleteCascade ? 3 : 4;
+  }
+  return j;
+}
+
+function parseCreateTable(tokens: Token[], d: Dialect): DdlAction {
+  let i = 2;
+  const ifNotExists = isWord(tokens[i], 'IF');
+  if (ifNotExists) i += 3;
+  const name = identName(tokens[i], d);
+  const [body, after] = parenList(tokens, i + 1);
+  const pk: KeyPart[] = [];
+  const columns: Column[] = [];
+  for (const part of splitTopLevel(body).filter((p) => p.length > 0)) {
+    if (isWord(part[0], 'PRIMARY') && isWord(part[1], 'KEY'))
+      pk.push(...parseKeyList(parenList(part, 2)[0], d));
+    else if (isWord(part[0], 'CONSTRAINT') || isWord(part[0], 'FOREIGN') || isWord(part[0], 'CHECK'))
+      unsupported('table constraints (FOREIGN KEY, CHECK) are not emulated');
+    else columns.push(parseColumn(part, d, pk));
+  }
+  const table: Table = { name, columns, primaryKey: pk };
+  let j = after;
+  while (j < tokens.length) {
+    if (isWord(tokens[j], 'PRIMARY') && isWord(tokens[j + 1], 'KEY')) {
+      const [keys, end] = parenList(tokens, j + 2);
+      table.primaryKey = keys.length ? parseKeyList(keys, d) : [];
+      j = end;
+    } else if (isOp(tokens[j], ',')) j++;
+    else if (isWord(tokens[j], 'INTERLEAVE')) j = parseInterleave(tokens, j, d, table);
+    else unsupported(`CREATE TABLE clause ${tokens[j]?.value}`);
+  }
+  return { kind: 'createTable', table, ifNotExists };
+}
+
+function parseCreateIndex(tokens: Token[], d: Dialect): DdlAction {
+  let i = 1;
+  const unique = isWord(tokens[i], 'UNIQUE');
+  if (unique) i++;
+  const nullFiltered = isWord(tokens[i], 'NULL_FILTERED');
+  if (nullFiltered) i++;
+  i++; // INDEX
+  const ifNotExists = isWord(tokens[i], 'IF');
+  if (ifNotExists) i += 3;
+  const name = identName(tokens[i], d);
+  if (!isWord(tokens[i + 1], 'ON')) syntax('expected ON after the index name');
+  const table = identName(tokens[i + 2], d);
+  const [keys, after] = parenList(tokens, i + 3);
+  const index: Index = { name, table, unique, nullFiltered, keys: parseKeyList(keys, d), storing: [] };
+  let j = after;
+  while (j < tokens.length) {
+    if (isWord(tokens[j], 'STORING') || isWord(tokens[j], 'INCLUDE')) {
+      const [cols, end] = parenList(tokens, j + 1);
+      index.storing = splitTopLevel(cols).map((p) => identName(p[0], d));
+      j = end;
+    } else if (isOp(tokens[j], ',')) j++;
+    else if (isWord(tokens[j], 'INTERLEAVE') && isWord(tokens[j + 1], 'IN')) {
+      index.interleaveIn = identName(tokens[j + 2], d);
+      j += 3;
+    } else unsupported(`CREATE INDEX clause ${tokens[j]?.value}`);
+  }
+  return { kind: 'createIndex', index, ifNotExists };
+}
+
+function parseAlterTable(tokens: Token[], d: Dialect): DdlAction {
+  const table = identName(tokens[2], d);
+  let i = 4;
+  if (isWord(tokens[i], 'COLUMN')) i++;
+  if (isWord(tokens[3], 'ADD'))
+    return { kind: 'addColumn', table, column: parseColumn(tokens.slice(i), d, []) };
+  if (isWord(tokens[3], 'DROP')) return { kind: 'dropColumn', table, column: identName(tokens[i], d) };
+  return unsupported(`ALTER TABLE ... ${tokens[3]?.value ?? ''}`);
+}
+
+function parseAlterDatabase(tokens: Token[]): DdlAction {
+  const text = tokens.slice(3).map((t) => (t.kind === 'string' ? `'${t.value}'` : t.value.toLowerCase()));
+  const joined = text.join(' ');
+  const m =
+    /^set options \( version_retention_period = '([^']*)' \)$/.exec(joined) ??
+    /^set spanner \. version_retention_period (?:=|to) '([^']*)'$/.exec(joined);
+  if (!m) return unsupported(`ALTER DATABASE ${joined}`);
+  return { kind: 'setOption', name: 'version_retention_period', value: m[1] as string };
+}
+
+function parseDrop(tokens: Token[], d: Dialect): DdlAction {
+  const ifExists = isWord(tokens[2], 'IF') && isWord(tokens[3], 'EXISTS');
+  const name = identName(tokens[ifExists ? 4 : 2], d);
+  if (isWord(tokens[1], 'TABLE')) return { kind: 'dropTable', name, ifExists };
+  if (isWord(tokens[1], 'INDEX')) return { kind: 'dropIndex', name, ifExists };
+  return unsupported(`DROP ${tokens[1]?.value ?? ''}`);
+}
+
+/** Parses one DDL statement. */
+export function parseDdl(statement: string, d: Dialect): DdlAction {
+  const tokens = tokenize(statement.trim().replace(/;\s*$/, ''), d);
+  const [a, b, c] = tokens;
+  if (isWord(a, 'CREATE') && isWord(b, 'TABLE')) return parseCreateTable(tokens, d);
+  if (isWord(a, 'CREATE') && (isWord(b, 'INDEX') || isWord(b, 'UNIQUE') || isWord(b, 'NULL_FILTERED')))
+    return parseCreateIndex(tokens, d);
+  if (isWord(a, 'ALTER') && isWord(b, 'TABLE')) return parseAlterTable(tokens, d);
+  if (isWord(a, 'ALTER') && isWord(b, 'DATABASE')) return parseAlterDatabase(tokens);
+  if (isWord(a, 'DROP')) return parseDrop(tokens, d);
+  if (isWord(a, 'CREATE') && isWord(b, 'CHANGE') && isWord(c, 'STREAM'))
+    return unsupported('change streams need the change-stream engine, which is not enabled');
+  return unsupported(statement.slice(0, 60));
+}

@@ -1,0 +1,147 @@
+/**
+ * The schema of one database: tables, columns, keys, secondary indexes and database options, with the
+ * `SchemaView` the change-stream engine reads. Names are matched case-insensitively, as Spanner does.
+ */
+import { Code, type SchemaView, SpannerError, type TableInfo } from './hooks';
+import type { Dialect } from './tokenizer';
+import { type ColumnType, spannerTypeName } from './types';
+
+/** One column of a table. */
+export interface Column {
+  name: string;
+  ct: ColumnType;
+  nullable: boolean;
+}
+
+/** One key part of a primary key or index. */
+export interface KeyPart {
+  name: string;
+  desc: boolean;
+}
+
+/** One user table. */
+export interface Table {
+  name: string;
+  columns: Column[];
+  primaryKey: KeyPart[];
+  parent?: string;
+  onDeleteCascade?: boolean;
+}
+
+/** One secondary index. */
+export interface Index {
+  name: string;
+  table: string;
+  unique: boolean;
+  nullFiltered: boolean;
+  keys: KeyPart[];
+  storing: string[];
+  interleaveIn?: string;
+}
+
+/** Mutable schema of one database. */
+export class Schema implements SchemaView {
+  readonly tablesByName = new Map<string, Table>();
+  readonly indexesByName = new Map<string, Index>();
+  /** Explicitly set database options (e.g. version_retention_period). */
+  readonly options = new Map<string, string>();
+  /** Bumped on every change, so derived state (INFORMATION_SCHEMA) knows when to refresh. */
+  version = 0;
+
+  constructor(readonly dialect: Dialect) {}
+
+  /** The table, or undefined. */
+  find(name: string): Table | undefined {
+    return this.tablesByName.get(name.toLowerCase());
+  }
+
+  /** The table, or NOT_FOUND as Spanner answers. */
+  get(name: string): Table {
+    const t = this.find(name);
+    if (!t) throw new SpannerError(Code.NOT_FOUND, `Table not found: ${name}`);
+    return t;
+  }
+
+  /** The column of a table, or NOT_FOUND as Spanner answers. */
+  column(table: Table, name: string): Column {
+    const c = table.columns.find((x) => x.name.toLowerCase() === name.toLowerCase());
+    if (!c) throw new SpannerError(Code.NOT_FOUND, `Column not found in table ${table.name}: ${name}`);
+    return c;
+  }
+
+  /** Indexes on a table. */
+  indexesOf(table: string): Index[] {
+    return [...this.indexesByName.values()].filter((i) => i.table.toLowerCase() === table.toLowerCase());
+  }
+
+  /** SchemaView: one table in the shape the change-stream engine uses. */
+  table(name: string): TableInfo | undefined {
+    const t = this.find(name);
+    return t ? toInfo(t) : undefined;
+  }
+
+  /** SchemaView: every table, in creation order. */
+  tables(): TableInfo[] {
+    return [...this.tablesByName.values()].map(toInfo);
+  }
+
+  /** A snapshot of the current state that later DDL does not change (for commit events). */
+  freeze(): SchemaView {
+    const tables = this.tables();
+    return {
+      dialect: this.dialect,
+      table: (name) => tables.find((t) => t.name.toLowerCase() === name.toLowerCase()),
+      tables: () => tables,
+    };
+  }
+
+  /** GetDatabaseDdl: the schema printed back as DDL statements. */
+  ddl(): string[] {
+    const tables = [...this.tablesByName.values()].map((t) => printTable(t, this.dialect));
+    const indexes = [...this.indexesByName.values()].map((i) => printIndex(i, this.dialect));
+    return [...tables, ...indexes];
+  }
+}
+
+function toInfo(t: Table): TableInfo {
+  const keys = new Set(t.primaryKey.map((k) => k.name));
+  return {
+    name: t.name,
+    primaryKey: t.primaryKey.map((k) => k.name),
+    columns: t.columns.map((c, i) => ({
+      name: c.name,
+      type: c.ct.type,
+      ordinalPosition: i + 1,
+      isPrimaryKey: keys.has(c.name),
+      nullable: c.nullable,
+    })),
+  };
+}
+
+function q(name: string, dialect: Dialect): string {
+  return dialect === 'POSTGRESQL' ? (/^[a-z_][a-z0-9_]*$/.test(name) ? name : `"${name}"`) : name;
+}
+
+function printTable(t: Table, d: Dialect): string {
+  const cols = t.columns.map((c) => {
+    const opts =
+      c.ct.allowCommitTimestamp && d !== 'POSTGRESQL' ? ' OPTIONS (allow_commit_timestamp = true)' : '';
+    return `  ${q(c.name, d)} ${spannerTypeName(c.ct, d)}${c.nullable ? '' : ' NOT NULL'}${opts}`;
+  });
+  const pk = t.primaryKey.map((k) => `${q(k.name, d)}${k.desc ? ' DESC' : ''}`).join(', ');
+  const parent = t.parent
+    ? `${d === 'POSTGRESQL' ? ' ' : ',\n  '}INTERLEAVE IN PARENT ${q(t.parent, d)} ON DELETE ${t.onDeleteCascade ? 'CASCADE' : 'NO ACTION'}`
+    : '';
+  if (d === 'POSTGRESQL')
+    return `CREATE TABLE ${q(t.name, d)} (\n${cols.join(',\n')},\n  PRIMARY KEY(${pk})\n)${parent}`;
+  return `CREATE TABLE ${t.name} (\n${cols.join(',\n')},\n) PRIMARY KEY(${pk})${parent}`;
+}
+
+function printIndex(i: Index, d: Dialect): string {
+  const keys = i.keys.map((k) => `${q(k.name, d)}${k.desc ? ' DESC' : ''}`).join(', ');
+  const storing = i.storing.length
+    ? ` ${d === 'POSTGRESQL' ? 'INCLUDE' : 'STORING'} (${i.storing.map((s) => q(s, d)).join(', ')})`
+    : '';
+  const kind = `${i.unique ? 'UNIQUE ' : ''}${i.nullFiltered && d !== 'POSTGRESQL' ? 'NULL_FILTERED ' : ''}`;
+  return `CREATE ${kind}INDEX ${q(i.name, d)} ON ${q(i.table, d)}(${keys})${storing}`;
+}

@@ -1,0 +1,94 @@
+/**
+ * Programmatic start of the Spanner emulator: one gRPC server for the Spanner, InstanceAdmin,
+ * DatabaseAdmin and Operations services, plus the shared JSON admin endpoint for fault injection.
+ */
+import * as grpc from '@grpc/grpc-js';
+import { type AdminServer, startAdminServer } from '../common/admin-http';
+import type { FaultInjector } from '../common/faults';
+import type { EmulatedDatabase } from './database';
+import { loadServices } from './protos';
+import { databaseAdminHandlers, instanceAdminHandlers, operationsHandlers } from './rpc-admin';
+import { queryHandlers } from './rpc-queries';
+import { sessionHandlers } from './rpc-sessions';
+import { type EmulatorOptions, EmulatorState } from './state';
+import type { Dialect } from './tokenizer';
+
+/** Options of `startSpannerEmulator`. */
+export interface StartOptions extends EmulatorOptions {
+  /** gRPC port; 0 picks a free one. */
+  port?: number;
+  /** Admin HTTP port; 0 picks a free one (default 0). */
+  adminPort?: number;
+}
+
+/** Inspection and fault-injection handle. */
+export interface SpannerAdminHandle {
+  faults: FaultInjector;
+  /** Creates an instance and database directly (no RPC), e.g. for `--database`. */
+  createDatabase(name: string, dialect?: Dialect): EmulatedDatabase;
+  /** A database by full name. */
+  database(name: string): EmulatedDatabase;
+  /** Current emulator time in ns. */
+  nowNs(): bigint;
+  /** Number of open sessions. */
+  sessionCount(): number;
+}
+
+/** A running emulator. */
+export interface RunningSpannerEmulator {
+  /** `127.0.0.1:<port>`, the value for SPANNER_EMULATOR_HOST. */
+  address: string;
+  port: number;
+  adminUrl: string;
+  admin: SpannerAdminHandle;
+  stop(): Promise<void>;
+}
+
+function adminHandle(state: EmulatorState): SpannerAdminHandle {
+  return {
+    faults: state.faults,
+    createDatabase(name, dialect = 'GOOGLE_STANDARD_SQL') {
+      const instance = name.split('/databases/')[0] as string;
+      if (!state.instances.has(instance)) state.createInstance(instance, 'emulator-config');
+      return state.createDatabase(name, dialect);
+    },
+    database: (name) => state.database(name),
+    nowNs: () => state.clock.nowNs(),
+    sessionCount: () => state.sessions.size,
+  };
+}
+
+/** Starts the emulator on 127.0.0.1. */
+export async function startSpannerEmulator(options: StartOptions = {}): Promise<RunningSpannerEmulator> {
+  const services = loadServices();
+  const state = new EmulatorState(options);
+  const server = new grpc.Server();
+  server.addService(services.spanner, { ...sessionHandlers(state), ...queryHandlers(state) });
+  server.addService(services.instanceAdmin, instanceAdminHandlers(state, services));
+  server.addService(services.databaseAdmin, databaseAdminHandlers(state, services));
+  server.addService(services.operations, operationsHandlers(state));
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync(`127.0.0.1:${options.port ?? 0}`, grpc.ServerCredentials.createInsecure(), (err, p) =>
+      err ? reject(err) : resolve(p),
+    ),
+  );
+  const admin = adminHandle(state);
+  const http: AdminServer = await startAdminServer(options.adminPort ?? 0, state.faults, {
+    'GET /databases': () => [...state.databases.keys()],
+    'POST /databases': (body) => {
+      const b = body as { name: string; dialect?: Dialect };
+      admin.createDatabase(b.name, b.dialect);
+      return { name: b.name };
+    },
+  });
+  return {
+    address: `127.0.0.1:${port}`,
+    port,
+    adminUrl: http.url,
+    admin,
+    stop: async () => {
+      await http.stop();
+      server.forceShutdown();
+    },
+  };
+}

@@ -1,0 +1,116 @@
+/**
+ * Everything one emulator holds: instances, databases, sessions, partitions, and the options tests set.
+ */
+import { randomBytes } from 'node:crypto';
+import { FaultInjector } from '../common/faults';
+import { Clock } from './clock';
+import { EmulatedDatabase } from './database';
+import { type ChangeStreamHooks, Code, SpannerError } from './hooks';
+import type { ReadView } from './storage';
+import type { Dialect } from './tokenizer';
+
+/** Options of one emulator. */
+export interface EmulatorOptions {
+  /** Builds the change-stream engine of each new database. */
+  changeStreams?: (db: { name: string; dialect: Dialect }) => ChangeStreamHooks;
+  /** Partitions returned by PartitionQuery / PartitionRead when the request sets no smaller maximum (default 3). */
+  partitions?: number;
+}
+
+/** A session. */
+export interface SessionState {
+  name: string;
+  database: string;
+  multiplexed: boolean;
+  createNs: bigint;
+  labels: Record<string, string>;
+}
+
+/** A partition handed out by PartitionQuery / PartitionRead. */
+export interface PartitionState {
+  database: string;
+  txnId: string;
+  /** The SQL or `table:<name>` it belongs to. */
+  subject: string;
+  view: ReadView;
+}
+
+/** An instance. */
+export interface InstanceState {
+  name: string;
+  config: string;
+  displayName: string;
+  nodeCount: number;
+  processingUnits: number;
+  createNs: bigint;
+}
+
+/** Shared state of one emulator. */
+export class EmulatorState {
+  readonly clock = new Clock();
+  readonly faults = new FaultInjector();
+  readonly instances = new Map<string, InstanceState>();
+  readonly databases = new Map<string, EmulatedDatabase>();
+  readonly sessions = new Map<string, SessionState>();
+  readonly partitions = new Map<string, PartitionState>();
+
+  constructor(readonly options: EmulatorOptions) {}
+
+  /** Creates an instance (ALREADY_EXISTS when it exists). */
+  createInstance(name: string, config = '', displayName = '', nodeCount = 1): InstanceState {
+    if (this.instances.has(name))
+      throw new SpannerError(Code.ALREADY_EXISTS, `Instance already exists: ${name}`);
+    const inst = {
+      name,
+      config,
+      displayName: displayName || name.split('/').pop() || name,
+      nodeCount,
+      processingUnits: nodeCount * 1000,
+      createNs: this.clock.nowNs(),
+    };
+    this.instances.set(name, inst);
+    return inst;
+  }
+
+  /** Creates a database in an existing instance. */
+  createDatabase(name: string, dialect: Dialect): EmulatedDatabase {
+    const instance = name.split('/databases/')[0] ?? '';
+    if (!this.instances.has(instance))
+      throw new SpannerError(Code.NOT_FOUND, `Instance not found: ${instance}`);
+    if (this.databases.has(name))
+      throw new SpannerError(Code.ALREADY_EXISTS, `Database already exists: ${name}`);
+    const hooks = this.options.changeStreams?.({ name, dialect });
+    const db = new EmulatedDatabase(name, dialect, this.clock, hooks);
+    this.databases.set(name, db);
+    return db;
+  }
+
+  /** The database, or NOT_FOUND. */
+  database(name: string): EmulatedDatabase {
+    const db = this.databases.get(name);
+    if (!db) throw new SpannerError(Code.NOT_FOUND, `Database not found: ${name}`);
+    return db;
+  }
+
+  /** Creates a session on a database. */
+  createSession(database: string, multiplexed: boolean, labels: Record<string, string> = {}): SessionState {
+    this.database(database);
+    const name = `${database}/sessions/${randomBytes(12).toString('hex')}`;
+    const s = { name, database, multiplexed, createNs: this.clock.nowNs(), labels };
+    this.sessions.set(name, s);
+    return s;
+  }
+
+  /** The session's database, or NOT_FOUND "Session not found" as the service answers. */
+  sessionDb(name: string): EmulatedDatabase {
+    const s = this.sessions.get(name);
+    if (!s) throw new SpannerError(Code.NOT_FOUND, `Session not found: ${name}`);
+    return this.database(s.database);
+  }
+
+  /** Drops a database and its sessions. */
+  dropDatabase(name: string): void {
+    this.databases.delete(name);
+    for (const [k, s] of this.sessions) if (s.database === name) this.sessions.delete(k);
+  }
+}
