@@ -35,7 +35,7 @@ afterAll(async () => {
 });
 
 /** A cell as text: client objects (timestamps, dates, Big) by their value, BYTES as base64. */
-export function cellText(v: unknown): string | null {
+function cellText(v: unknown): string | null {
   if (v === null || v === undefined) return null;
   if (Buffer.isBuffer(v)) return v.toString('base64');
   if (typeof v === 'object' && 'value' in v) return String((v as { value: unknown }).value);
@@ -43,7 +43,7 @@ export function cellText(v: unknown): string | null {
 }
 
 /** A fresh dataset and sinks on it. */
-export async function bigQueryHarness(opts: { maxStaleness?: string } = {}) {
+async function bigQueryHarness(opts: { maxStaleness?: string } = {}) {
   const dataset = `ds_${++datasets}`;
   const bigquery = emu.bigquery();
   await bigquery.createDataset(dataset);
@@ -238,13 +238,13 @@ describe('BigQuery sinks with the official clients', () => {
   });
 
   it('splits a batch into requests under the size limit', async () => {
-    const { replica, harness } = await bigQueryHarness();
+    const { replica, harness, dataset } = await bigQueryHarness();
     await replica.ensureTable('singers', singers(), 'all');
     const small = new BigQueryReplicaSink(
       { bigquery: emu.bigquery(), writer: emu.writerClient() },
       {
         projectId: PROJECT,
-        dataset: (replica as unknown as { options: { dataset: string } }).options.dataset,
+        dataset,
         limits: { maxRequestBytes: 2048 },
       },
     );
