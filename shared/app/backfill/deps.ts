@@ -25,6 +25,8 @@ export interface BackfillDeps {
   /** A fresh job id (`[A-Za-z0-9_-]`); random in production, scripted in tests. */
   newId: () => string;
   log: Logger;
+  /** Data Boost when a request does not say (`SLUICE_DATA_BOOST`). */
+  dataBoostDefault?: boolean;
   /** Rows per sink write (default 500). */
   batchRows?: number;
 }

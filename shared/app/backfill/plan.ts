@@ -99,7 +99,7 @@ async function partitionTables(
     const handles = await deps.snapshots.partition(snapshot, {
       table: t.schema,
       columns: t.columns,
-      dataBoost: request.dataBoost ?? false,
+      dataBoost: request.dataBoost ?? deps.dataBoostDefault ?? false,
       priority: request.priority ?? 'medium',
       ...(request.maxPartitions ? { maxPartitions: request.maxPartitions } : {}),
     });
@@ -151,7 +151,7 @@ export async function startBackfill(
     origin: options.origin ?? 'http',
     state: 'planning',
     snapshot,
-    dataBoost: request.dataBoost ?? false,
+    dataBoost: request.dataBoost ?? deps.dataBoostDefault ?? false,
     priority: request.priority ?? 'medium',
     targets: targetsOf(tables.value),
     tables: jobTables,
