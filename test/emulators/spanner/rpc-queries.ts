@@ -153,11 +153,13 @@ async function writePartials(
   const flush = async (last: boolean) => {
     if (!first && chunk.length === 0 && !last) return;
     const values = chunk.flat().map(wireToProto);
+    // The token is the absolute number of rows delivered so far, so a resumed call can resume again.
     const prs = {
       values,
-      resumeToken: Buffer.from(String(sent)),
+      resumeToken: Buffer.from(String(resume + sent)),
       ...(first ? { metadata: out.metadata } : {}),
       ...(last && out.stats ? { stats: out.stats } : {}),
+      ...(last ? { last: true } : {}),
     };
     first = false;
     chunk.length = 0;
