@@ -1,0 +1,1 @@
+import { startLocalStack } from '../../local/stack';
