@@ -80,7 +80,10 @@ export class FunctionProcess {
 
   private waitListening(child: ChildProcess, timeoutMs: number): Promise<void> {
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`${this.name} did not start in ${timeoutMs} ms`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`${this.name} did not start in ${timeoutMs} ms`)),
+        timeoutMs,
+      );
       const done = (err?: Error) => {
         clearTimeout(timer);
         if (err) reject(err);

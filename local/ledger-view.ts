@@ -26,7 +26,13 @@ export interface PipelineProgress {
 
 /** Reads the ledger of `pipeline` from `bucket`. */
 export function readProgress(ledger: LedgerReader, bucket: string, pipeline: string): PipelineProgress {
-  const partitions: Record<PartitionState, number> = { waiting: 0, ready: 0, leased: 0, finished: 0, failed: 0 };
+  const partitions: Record<PartitionState, number> = {
+    waiting: 0,
+    ready: 0,
+    leased: 0,
+    finished: 0,
+    failed: 0,
+  };
   const manifestText = ledger.read(bucket, `${pipeline}/manifest.json`);
   if (!manifestText) return { epoch: null, watermark: null, partitions, errors: [] };
   const { epoch } = parseManifest(manifestText.toString('utf8'));

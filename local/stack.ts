@@ -26,7 +26,7 @@ import {
   readyInfo,
   type StackEndpoints,
 } from './stack-config';
-import { verify, type VerifyResult } from './verifier';
+import { type VerifyResult, verify } from './verifier';
 import { type CommittedMod, Workload } from './workload';
 
 /** Options of {@link startLocalStack}; every one has a laptop-friendly default. */
@@ -171,7 +171,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       reader: functions.reader?.url ?? null,
       backfill: functions.backfill?.url ?? null,
     };
-    return assemble({ schema, emulators, spanner, database, functions, errors }, readyInfo(schema, endpoints, urls));
+    return assemble(
+      { schema, emulators, spanner, database, functions, errors },
+      readyInfo(schema, endpoints, urls),
+    );
   } catch (err) {
     await Promise.all(Object.values(functions).map((f) => f.stop()));
     spanner.close();

@@ -65,7 +65,9 @@ type CanonicalRow = Map<string, string | null>;
 function canonicalRows(table: DemoTable, rows: Array<Record<string, unknown>>): Map<string, CanonicalRow> {
   const out = new Map<string, CanonicalRow>();
   for (const row of rows) {
-    const cells: CanonicalRow = new Map(table.columns.map((c) => [c.name, canonicalValue(c.kind, row[c.name])]));
+    const cells: CanonicalRow = new Map(
+      table.columns.map((c) => [c.name, canonicalValue(c.kind, row[c.name])]),
+    );
     out.set(JSON.stringify(table.key.map((k) => cells.get(k))), cells);
   }
   return out;
@@ -136,12 +138,22 @@ async function verifyReplica(input: VerifyInput, table: DemoTable, replica: stri
 }
 
 /** Identity of a mod for the comparison: table, keys, mod type and exact commit timestamp. */
-export function modIdentity(table: string, keys: Record<string, unknown>, modType: string, commit: string): string {
+export function modIdentity(
+  table: string,
+  keys: Record<string, unknown>,
+  modType: string,
+  commit: string,
+): string {
   const k = Object.fromEntries(Object.entries(keys).map(([n, v]) => [n, v === null ? null : String(v)]));
   return `${table} ${modType} ${commit} ${canonicalJson(k)}`;
 }
 
-function verifyHistory(input: VerifyInput, table: DemoTable, history: string, journal: CommittedMod[]): HistoryReport {
+function verifyHistory(
+  input: VerifyInput,
+  table: DemoTable,
+  history: string,
+  journal: CommittedMod[],
+): HistoryReport {
   const limit = input.limit ?? 10;
   const expected = journal.filter((m) => m.table === table.name);
   const report: HistoryReport = {
@@ -181,13 +193,16 @@ export async function verify(input: VerifyInput): Promise<VerifyResult> {
   }
   const clean = (r: { error?: string; missing: { count: number } }) => !r.error && r.missing.count === 0;
   const equal =
-    replicas.every((r) => clean(r) && r.extra.count === 0 && r.different.count === 0) && histories.every(clean);
+    replicas.every((r) => clean(r) && r.extra.count === 0 && r.different.count === 0) &&
+    histories.every(clean);
   return { equal, replicas, histories };
 }
 
 /** A few lines a person can read: one per table, then the first differences. */
 export function formatVerdict(result: VerifyResult): string {
-  const lines = [result.equal ? 'verdict: BigQuery equals Spanner' : 'verdict: BigQuery DIFFERS from Spanner'];
+  const lines = [
+    result.equal ? 'verdict: BigQuery equals Spanner' : 'verdict: BigQuery DIFFERS from Spanner',
+  ];
   for (const r of result.replicas) {
     lines.push(
       `  ${r.source} → ${r.replica}: ${r.spannerRows} rows in Spanner, ${r.bigqueryRows} in BigQuery; ` +

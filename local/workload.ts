@@ -143,7 +143,12 @@ export class Workload {
       const id = rows.id(w.row);
       if (w.modType === 'DELETE') rows.byKey.delete(id);
       else rows.byKey.set(id, { ...(rows.byKey.get(id) ?? {}), ...w.row });
-      this.journal.push({ table: w.table.name, keys: keyOf(w.table, w.row), modType: w.modType, commitTimestamp });
+      this.journal.push({
+        table: w.table.name,
+        keys: keyOf(w.table, w.row),
+        modType: w.modType,
+        commitTimestamp,
+      });
     }
     this.stats.transactions++;
     this.stats.mods += writes.length;
