@@ -57,7 +57,7 @@ const SCHEMA: Record<Dialect, { table: string; ddl: string[]; id: string; value:
 };
 
 /** A fresh database with one table and a change stream on it. */
-export async function spannerHarness(dialect: Dialect): Promise<ChangeSourceHarness & { db: TestDatabase }> {
+async function spannerHarness(dialect: Dialect): Promise<ChangeSourceHarness & { db: TestDatabase }> {
   const s = SCHEMA[dialect];
   const db = await createTestDatabase(emu, dialect, s.ddl);
   const engine = engines.get(db.name)!;
