@@ -53,6 +53,7 @@ beforeAll(async () => {
     },
   });
   dbs.GOOGLE_STANDARD_SQL = await createTestDatabase(emu, 'GOOGLE_STANDARD_SQL', DDL.GOOGLE_STANDARD_SQL);
+  dbs.POSTGRESQL = await createTestDatabase(emu, 'POSTGRESQL', DDL.POSTGRESQL);
 });
 
 afterAll(async () => {
@@ -103,9 +104,7 @@ function recordRow(record: DataChangeRecord): Record<string, WriterValue> {
   );
 }
 
-// PostgreSQL is left out for now: the emulator answers INFORMATION_SCHEMA queries of a PostgreSQL database
-// that has a change stream with INVALID_ARGUMENT "Invalid STRING value: true". Add it back once that is fixed.
-describe.each<Dialect>(['GOOGLE_STANDARD_SQL'])('SpannerCatalogReader (%s)', (dialect) => {
+describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])('SpannerCatalogReader (%s)', (dialect) => {
   const db = () => dbs[dialect]!;
   const catalog = () => new SpannerCatalogReader(db().database);
 
