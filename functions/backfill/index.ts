@@ -3,14 +3,14 @@ import { http } from '@google-cloud/functions-framework';
 import type { BackfillDeps } from '../../shared/app/backfill/deps';
 import { SluiceError } from '../../shared/domain/errors';
 import { answerHealth, answerNotFound, type HttpRequest, type HttpResponse } from '../../shared/http/health';
-import { adaptersNotWired, backfillDeps } from '../../shared/wiring/backfill';
+import { backfillDeps, realAdapters } from '../../shared/wiring/backfill';
 import { handleBackfillRequest } from './routes';
 
 let deps: BackfillDeps | undefined;
 
 /** Dependencies are built on first use, so `GET /healthz` answers even before configuration is complete. */
 function instanceDeps(): BackfillDeps {
-  deps ??= backfillDeps(process.env, adaptersNotWired).deps;
+  deps ??= backfillDeps(process.env, realAdapters).deps;
   return deps;
 }
 

@@ -1,8 +1,7 @@
 /**
  * Composition root of the backfill function: configuration and endpoints from the environment, official
- * clients from {@link createClients}, the ledger bucket and the backfill queue as ports. The Spanner snapshot
- * source and catalog and the BigQuery sinks are supplied by `spannerAndBigQuery` — their adapters live
- * beside the others in `shared/adapters/` and are plugged in here once available.
+ * clients from {@link createClients}, the ledger bucket and the backfill queue as ports, and the Spanner and
+ * BigQuery adapters from `spannerAndBigQuery` (tests may substitute in-memory ones).
  */
 import { randomUUID } from 'node:crypto';
 import { GcsObjectStore } from '../adapters/gcs/object-store';
@@ -12,12 +11,19 @@ import { parseConfig } from '../domain/config';
 import { SluiceError } from '../domain/errors';
 import { createLogger } from '../domain/log';
 import { fromEpochMillis } from '../domain/timestamp';
+import { createAdapters } from './adapters';
 import { type Clients, createClients, endpointsFromEnv } from './clients';
 
 /** The adapters over Spanner and BigQuery a backfill needs. */
 export type SpannerAndBigQuery = (
   clients: Clients,
+  config: BackfillDeps['config'] & Parameters<typeof createAdapters>[1],
+  log: BackfillDeps['log'],
 ) => Pick<BackfillDeps, 'snapshots' | 'catalog' | 'replica' | 'history'>;
+
+/** The production adapters. */
+export const realAdapters: SpannerAndBigQuery = (clients, config, log) =>
+  createAdapters(clients, config, log);
 
 /** Environment variables the backfill function reads besides the configuration ones. */
 export const BACKFILL_VARIABLES = [
@@ -51,24 +57,17 @@ export function backfillDeps(
     dispatchDeadlineSeconds: 1800,
   });
   const base = required(env, 'SLUICE_BACKFILL_URL').replace(/\/$/, '');
+  const log = createLogger((line) => process.stdout.write(`${line}\n`), { pipeline: config.pipeline });
   const deps: BackfillDeps = {
     config,
     store,
     queue,
-    ...spannerAndBigQuery(clients),
+    ...spannerAndBigQuery(clients, config, log),
     workerUrl: `${base}/backfills/tasks`,
     now: wallClock,
     newId: () => randomUUID().replaceAll('-', '').slice(0, 20),
-    log: createLogger((line) => process.stdout.write(`${line}\n`), { pipeline: config.pipeline }),
+    log,
     dataBoostDefault: env.SLUICE_DATA_BOOST === 'true',
   };
   return { deps, clients };
 }
-
-/** Stand-in until the Spanner and BigQuery adapters are wired: every use says what is missing. */
-export const adaptersNotWired: SpannerAndBigQuery = () => {
-  throw new SluiceError(
-    'permanent',
-    'the backfill function is not wired to Spanner and BigQuery yet (SpannerSnapshotSource, SpannerCatalogReader, BigQuery sinks)',
-  );
-};

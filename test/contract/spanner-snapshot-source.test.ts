@@ -63,7 +63,7 @@ describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])('SpannerSnapshotSo
   });
 
   it('covers the table exactly once at T while writes continue, read from a fresh client', async () => {
-    const source = new SpannerSnapshotSource(db.database, { postgres: dialect === 'POSTGRESQL' });
+    const source = new SpannerSnapshotSource(db.database, { dialect });
     const snapshot = await source.open();
     const partitions = await source.partition(snapshot, {
       table: schema,
@@ -81,7 +81,7 @@ describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])('SpannerSnapshotSo
     // Another process: a new client, the handles as strings only.
     const other = emulatorClient(emu);
     const otherDb = other.instance(db.instance.id).database(db.database.id);
-    const reader = new SpannerSnapshotSource(otherDb, { postgres: dialect === 'POSTGRESQL' });
+    const reader = new SpannerSnapshotSource(otherDb, { dialect });
     const seen: Record<string, WriterValue>[] = [];
     const handles = JSON.parse(JSON.stringify({ transaction: snapshot.transaction, partitions }));
     for (const p of handles.partitions as string[]) {
@@ -101,14 +101,14 @@ describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])('SpannerSnapshotSo
   });
 
   it('opens at an exact past timestamp and reports it', async () => {
-    const source = new SpannerSnapshotSource(db.database, { postgres: dialect === 'POSTGRESQL' });
+    const source = new SpannerSnapshotSource(db.database, { dialect });
     const t = addNanos(fromNanos(emu.admin.nowNs()), -123);
     const snapshot = await source.open(t);
     expect(snapshot.readTimestamp).toBe(t);
   });
 
   it('fails permanently, naming version_retention_period, for a snapshot older than retention', async () => {
-    const source = new SpannerSnapshotSource(db.database, { postgres: dialect === 'POSTGRESQL' });
+    const source = new SpannerSnapshotSource(db.database, { dialect });
     const tooOld = addNanos(fromNanos(emu.admin.nowNs()), -2n * 3600n * 1_000_000_000n);
     const err: unknown = await (async () => {
       const snapshot = await source.open(tooOld);

@@ -3,6 +3,8 @@
  * projection, and read any partition from any process by rejoining the transaction from its opaque handle.
  */
 import type { Database } from '@google-cloud/spanner';
+import { snapshotQuerySql } from '../../domain/backfill/query';
+import type { Dialect } from '../../domain/change-record';
 import { clientRowToWriterRow } from '../../domain/client-row';
 import { GrpcCode, SluiceError } from '../../domain/errors';
 import type { TableSchema } from '../../domain/information-schema';
@@ -24,13 +26,6 @@ interface PartitionHandle {
   priority: PartitionRequest['priority'];
 }
 
-const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
-
-function quote(name: string, postgres: boolean): string {
-  if (!IDENTIFIER.test(name)) throw new Error(`invalid identifier ${JSON.stringify(name)}`);
-  return postgres ? `"${name}"` : `\`${name}\``;
-}
-
 /** A snapshot older than the database's version retention: permanent, with the remedy in the message. */
 function mapTooOld(err: unknown): unknown {
   const e = err as { code?: unknown; message?: unknown };
@@ -50,8 +45,8 @@ function mapTooOld(err: unknown): unknown {
 
 /** Options of {@link SpannerSnapshotSource}. */
 export interface SpannerSnapshotOptions {
-  /** PostgreSQL dialect: identifiers are quoted with double quotes. */
-  postgres?: boolean;
+  /** The database's dialect, or how to read it when first needed: decides identifier quoting. */
+  dialect?: Dialect | (() => Promise<Dialect>);
   onValueIssues?: (table: string, issues: ValueIssue[]) => void;
 }
 
@@ -76,8 +71,9 @@ export class SpannerSnapshotSource implements SnapshotSource {
   }
 
   async partition(snapshot: Snapshot, request: PartitionRequest): Promise<string[]> {
-    const pg = this.options.postgres ?? false;
-    const sql = `SELECT ${request.columns.map((c) => quote(c, pg)).join(', ')} FROM ${quote(request.table.name, pg)}`;
+    const option = this.options.dialect ?? 'GOOGLE_STANDARD_SQL';
+    const dialect = typeof option === 'function' ? await option() : option;
+    const sql = snapshotQuerySql(dialect, request.table.name, request.columns);
     const txn = this.rejoin(snapshot);
     const [partitions] = await txn
       .createQueryPartitions({
