@@ -3,6 +3,7 @@
  * PENDING and BUFFERED streams with their offsets, finalization, commit and flush.
  */
 import { randomUUID } from 'node:crypto';
+import { GrpcCode as Code } from '../../../shared/domain/errors';
 import type { Catalog, Table } from './catalog';
 import { StorageErrorCode } from './protos';
 import type { IncomingRow } from './table-state';
@@ -36,15 +37,8 @@ export class WriteError extends Error {
   }
 }
 
-/** gRPC status codes used here. */
-export const Code = {
-  OK: 0,
-  INVALID_ARGUMENT: 3,
-  NOT_FOUND: 5,
-  ALREADY_EXISTS: 6,
-  FAILED_PRECONDITION: 9,
-  OUT_OF_RANGE: 11,
-} as const;
+/** gRPC status codes (`google.rpc.Code`): the domain's table, which also classifies these failures. */
+export { Code };
 
 /** Current time as nanoseconds since the epoch (millisecond resolution is enough for stream times). */
 export function nowNs(): bigint {
