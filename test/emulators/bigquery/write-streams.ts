@@ -40,6 +40,11 @@ export class WriteError extends Error {
 /** gRPC status codes (`google.rpc.Code`): the domain's table, which also classifies these failures. */
 export { Code };
 
+/** The service's NOT_FOUND for a table or stream name, with the StorageError code saying which. */
+function notFound(name: string, storageCode: number): WriteError {
+  return new WriteError(Code.NOT_FOUND, `Requested entity was not found. Entity: ${name}`, storageCode, name);
+}
+
 /** Current time as nanoseconds since the epoch (millisecond resolution is enough for stream times). */
 export function nowNs(): bigint {
   return BigInt(Date.now()) * 1_000_000n;
@@ -55,12 +60,7 @@ export class WriteStreams {
   tableOf(name: string): Table {
     const table = this.catalog.tableByPath(name);
     if (!table) {
-      throw new WriteError(
-        Code.NOT_FOUND,
-        `Requested entity was not found. Entity: ${name}`,
-        StorageErrorCode.TABLE_NOT_FOUND,
-        name,
-      );
+      throw notFound(name, StorageErrorCode.TABLE_NOT_FOUND);
     }
     return table;
   }
@@ -91,12 +91,7 @@ export class WriteStreams {
     }
     const stream = this.streams.get(name);
     if (!stream || this.catalog.tableByPath(name) !== stream.table) {
-      throw new WriteError(
-        Code.NOT_FOUND,
-        `Requested entity was not found. Entity: ${name}`,
-        StorageErrorCode.STREAM_NOT_FOUND,
-        name,
-      );
+      throw notFound(name, StorageErrorCode.STREAM_NOT_FOUND);
     }
     return stream;
   }
