@@ -40,6 +40,16 @@ export function parseFlags(argv: string[]): CliOptions {
   return out;
 }
 
+/** A whole-number flag's value, or `fallback` when the flag is absent or not digits. */
+export function intFlag(value: string | boolean | undefined, fallback: number): number {
+  return typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : fallback;
+}
+
+/** A comma-separated flag's items (none when the flag is absent). */
+export function listFlag(value: string | boolean | undefined): string[] {
+  return typeof value === 'string' ? value.split(',') : [];
+}
+
 function available(): string[] {
   return readdirSync(__dirname, { withFileTypes: true })
     .filter((d) => d.isDirectory() && existsSync(join(__dirname, d.name, 'cli.ts')))

@@ -3,8 +3,8 @@
  * and at the root (`BIGQUERY_EMULATOR_HOST` without the suffix). Errors use Google's JSON error format.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { type FaultInjector, sleep } from '../common/faults';
+import { errorMessage, jsonErrorBody, type LoopbackServer, listenOnLoopback } from '../common/json-http';
 import { ApiError, type Catalog } from './catalog';
 import {
   datasetResource,
@@ -18,10 +18,7 @@ import { listTableData, QueryJobs } from './rest-data';
 import type { WriteStreams } from './write-streams';
 
 /** A started REST server. */
-export interface RestServer {
-  url: string;
-  stop(): Promise<void>;
-}
+export type RestServer = LoopbackServer;
 
 type Handler = (m: string[], body: unknown, query: URLSearchParams) => unknown;
 
@@ -135,15 +132,8 @@ async function readBody(req: IncomingMessage): Promise<unknown> {
 }
 
 function errorBody(err: ApiError): unknown {
-  const location = err.reason === 'invalidQuery' ? { location: 'q', locationType: 'parameter' } : {};
-  return {
-    error: {
-      code: err.status,
-      message: err.message,
-      errors: [{ message: err.message, domain: 'global', reason: err.reason, ...location }],
-      status: STATUS[err.status] ?? 'UNKNOWN',
-    },
-  };
+  const item = err.reason === 'invalidQuery' ? { location: 'q', locationType: 'parameter' } : undefined;
+  return jsonErrorBody(err, { status: STATUS[err.status] ?? 'UNKNOWN', item });
 }
 
 /** Starts the REST server on 127.0.0.1. Fault rules apply per route key (e.g. `tables.get`, `jobs.query`). */
@@ -179,21 +169,9 @@ export async function startRestServer(
       throw new ApiError(404, 'notFound', `Not found: ${req.method} ${url.pathname}`);
     };
     handle().catch((err: unknown) => {
-      const api =
-        err instanceof ApiError
-          ? err
-          : new ApiError(500, 'internalError', err instanceof Error ? err.message : String(err));
+      const api = err instanceof ApiError ? err : new ApiError(500, 'internalError', errorMessage(err));
       send(api.status, errorBody(api));
     });
   });
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  const { port: bound } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${bound}`,
-    stop: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return listenOnLoopback(server, port);
 }

@@ -3,6 +3,7 @@
  * PENDING and BUFFERED streams with their offsets, finalization, commit and flush.
  */
 import { randomUUID } from 'node:crypto';
+import { GrpcCode as Code } from '../../../shared/domain/errors';
 import type { Catalog, Table } from './catalog';
 import { StorageErrorCode } from './protos';
 import type { IncomingRow } from './table-state';
@@ -36,15 +37,13 @@ export class WriteError extends Error {
   }
 }
 
-/** gRPC status codes used here. */
-export const Code = {
-  OK: 0,
-  INVALID_ARGUMENT: 3,
-  NOT_FOUND: 5,
-  ALREADY_EXISTS: 6,
-  FAILED_PRECONDITION: 9,
-  OUT_OF_RANGE: 11,
-} as const;
+/** gRPC status codes (`google.rpc.Code`): the domain's table, which also classifies these failures. */
+export { Code };
+
+/** The service's NOT_FOUND for a table or stream name, with the StorageError code saying which. */
+function notFound(name: string, storageCode: number): WriteError {
+  return new WriteError(Code.NOT_FOUND, `Requested entity was not found. Entity: ${name}`, storageCode, name);
+}
 
 /** Current time as nanoseconds since the epoch (millisecond resolution is enough for stream times). */
 export function nowNs(): bigint {
@@ -61,12 +60,7 @@ export class WriteStreams {
   tableOf(name: string): Table {
     const table = this.catalog.tableByPath(name);
     if (!table) {
-      throw new WriteError(
-        Code.NOT_FOUND,
-        `Requested entity was not found. Entity: ${name}`,
-        StorageErrorCode.TABLE_NOT_FOUND,
-        name,
-      );
+      throw notFound(name, StorageErrorCode.TABLE_NOT_FOUND);
     }
     return table;
   }
@@ -97,12 +91,7 @@ export class WriteStreams {
     }
     const stream = this.streams.get(name);
     if (!stream || this.catalog.tableByPath(name) !== stream.table) {
-      throw new WriteError(
-        Code.NOT_FOUND,
-        `Requested entity was not found. Entity: ${name}`,
-        StorageErrorCode.STREAM_NOT_FOUND,
-        name,
-      );
+      throw notFound(name, StorageErrorCode.STREAM_NOT_FOUND);
     }
     return stream;
   }

@@ -3,17 +3,14 @@
  * `GET /faults`, `POST /faults` (a FaultRule), `DELETE /faults[/id]`, plus routes an emulator adds.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { FaultInjector, FaultRule } from './faults';
+import { errorMessage, type LoopbackServer, listenOnLoopback } from './json-http';
 
 /** A route handler: receives the parsed JSON body (or undefined) and the URL; returns a JSON-able value. */
 export type AdminRoute = (body: unknown, url: URL) => unknown | Promise<unknown>;
 
 /** Started admin endpoint. */
-export interface AdminServer {
-  url: string;
-  stop(): Promise<void>;
-}
+export type AdminServer = LoopbackServer;
 
 async function readJson(req: IncomingMessage): Promise<unknown> {
   const chunks: Buffer[] = [];
@@ -57,12 +54,8 @@ export async function startAdminServer(
         if (!route) return send(404, { error: `no admin route ${req.method} ${url.pathname}` });
         return send(200, await route(body, url));
       })
-      .catch((err: unknown) => send(400, { error: err instanceof Error ? err.message : String(err) }));
+      .catch((err: unknown) => send(400, { error: errorMessage(err) }));
   });
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  const { port: bound } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${bound}`,
-    stop: () => new Promise((resolve) => server.close(() => resolve())),
-  };
+  // A graceful stop: an admin call in flight finishes before `stop` resolves.
+  return listenOnLoopback(server, port, { dropConnections: false });
 }

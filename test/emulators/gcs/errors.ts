@@ -2,6 +2,7 @@
  * Errors in the JSON API's shape. The Node client reads `body.error` into an `ApiError` whose `code` is the
  * HTTP status, and decides retries by that status, so the status and `reason` must match the real service.
  */
+import { jsonErrorBody } from '../common/json-http';
 
 /** `reason` the real service puts in `errors[0].reason` for each status the emulator answers with. */
 const REASONS: Record<number, string> = {
@@ -34,13 +35,7 @@ export class GcsError extends Error {
 
   /** The JSON API error body: `{error: {code, message, errors: [{domain, reason, message}]}}`. */
   body(): unknown {
-    return {
-      error: {
-        code: this.status,
-        message: this.message,
-        errors: [{ domain: 'global', reason: this.reason, message: this.message }],
-      },
-    };
+    return jsonErrorBody(this);
   }
 }
 

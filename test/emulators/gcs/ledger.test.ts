@@ -7,6 +7,7 @@ process.env['METADATA_SERVER_DETECTION'] = 'none';
 delete process.env['STORAGE_EMULATOR_HOST'];
 
 import type { ApiError, File, GetFilesOptions, Storage } from '@google-cloud/storage';
+import { rejection } from '../common/rejection';
 import { type GcsEmulator, startGcsEmulator } from './emulator';
 
 let emulator: GcsEmulator;
@@ -18,16 +19,6 @@ beforeAll(async () => {
 });
 afterAll(() => emulator.stop());
 
-/** The error a client call rejects with (fails the test when it resolves). */
-async function rejection(p: Promise<unknown>): Promise<ApiError> {
-  try {
-    await p;
-  } catch (err) {
-    return err as ApiError;
-  }
-  throw new Error('expected the call to fail');
-}
-
 const opts = { resumable: false, contentType: 'application/json' } as const;
 
 describe('ledger recipe', () => {
@@ -35,7 +26,7 @@ describe('ledger recipe', () => {
 
   test('create-only succeeds once, then answers 412 conditionNotMet', async () => {
     await file().save('{"v":1}', { ...opts, preconditionOpts: { ifGenerationMatch: 0 } });
-    const err = await rejection(
+    const err = await rejection<ApiError>(
       file().save('{"v":2}', { ...opts, preconditionOpts: { ifGenerationMatch: 0 } }),
     );
     expect(err.code).toBe(412);
@@ -55,7 +46,7 @@ describe('ledger recipe', () => {
     });
     const [after] = await file().getMetadata();
     expect(BigInt(String(after.generation))).toBeGreaterThan(before);
-    const lost = await rejection(
+    const lost = await rejection<ApiError>(
       file().save('{"v":4}', { ...opts, preconditionOpts: { ifGenerationMatch: String(meta.generation) } }),
     );
     expect(lost.code).toBe(412);
@@ -72,11 +63,11 @@ describe('ledger recipe', () => {
     expect(patched.metageneration).toBe('2');
     expect(patched.generation).toBe(meta.generation);
     expect(patched.metadata).toEqual({ position: '10' });
-    const err = await rejection(
+    const err = await rejection<ApiError>(
       file().setMetadata({ metadata: { position: '11' } }, { ifMetagenerationMatch: 1 }),
     );
     expect(err.code).toBe(412);
-    const notMatch = await rejection(file().getMetadata({ ifMetagenerationNotMatch: 2 }));
+    const notMatch = await rejection<ApiError>(file().getMetadata({ ifMetagenerationNotMatch: 2 }));
     expect(notMatch.code).toBe(412);
   });
 
@@ -84,8 +75,8 @@ describe('ledger recipe', () => {
     const [meta] = await file().getMetadata();
     const [ok] = await file().getMetadata({ ifGenerationMatch: String(meta.generation) });
     expect(ok.generation).toBe(meta.generation);
-    expect((await rejection(file().getMetadata({ ifGenerationMatch: 1 }))).code).toBe(412);
-    const missing = await rejection(storage.bucket('ledger').file('nope').getMetadata());
+    expect((await rejection<ApiError>(file().getMetadata({ ifGenerationMatch: 1 }))).code).toBe(412);
+    const missing = await rejection<ApiError>(storage.bucket('ledger').file('nope').getMetadata());
     expect(missing.code).toBe(404);
     expect(missing.errors?.[0]?.reason).toBe('notFound');
     expect((await storage.bucket('ledger').file('nope').exists())[0]).toBe(false);
@@ -94,7 +85,8 @@ describe('ledger recipe', () => {
   test('ifGenerationNotMatch=0 means "must exist"', async () => {
     const ghost = storage.bucket('ledger').file('ghost');
     expect(
-      (await rejection(ghost.save('x', { ...opts, preconditionOpts: { ifGenerationNotMatch: 0 } }))).code,
+      (await rejection<ApiError>(ghost.save('x', { ...opts, preconditionOpts: { ifGenerationNotMatch: 0 } })))
+        .code,
     ).toBe(412);
     await file().save('{"v":5}', { ...opts, preconditionOpts: { ifGenerationNotMatch: 0 } });
   });
@@ -103,9 +95,9 @@ describe('ledger recipe', () => {
     const f = storage.bucket('ledger').file('tmp/x');
     await f.save('x', opts);
     const [meta] = await f.getMetadata();
-    expect((await rejection(f.delete({ ifGenerationMatch: 1 }))).code).toBe(412);
+    expect((await rejection<ApiError>(f.delete({ ifGenerationMatch: 1 }))).code).toBe(412);
     await f.delete({ ifGenerationMatch: String(meta.generation) });
-    expect((await rejection(f.delete())).code).toBe(404);
+    expect((await rejection<ApiError>(f.delete())).code).toBe(404);
   });
 
   test('download carries correct hashes and metadata reports crc32c/md5', async () => {

@@ -2,8 +2,8 @@
  * The GCS emulator's HTTP server: routing, fault injection and the JSON error model around the handlers.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import { type FaultInjector, sleep } from '../common/faults';
+import { errorMessage, type LoopbackServer, listenOnLoopback } from '../common/json-http';
 import { GcsError } from './errors';
 import { type Reply, readBody } from './http';
 import { router } from './router';
@@ -11,10 +11,7 @@ import type { GcsStore } from './store';
 import { UploadSessions } from './uploads';
 
 /** A listening server. */
-export interface GcsHttpServer {
-  url: string;
-  stop(): Promise<void>;
-}
+export type GcsHttpServer = LoopbackServer;
 
 function send(res: ServerResponse, reply: Reply, head: boolean): void {
   const headers: Record<string, string> = { ...(reply.headers ?? {}) };
@@ -29,8 +26,7 @@ function send(res: ServerResponse, reply: Reply, head: boolean): void {
 }
 
 function errorReply(err: unknown): Reply {
-  const e =
-    err instanceof GcsError ? err : new GcsError(500, err instanceof Error ? err.message : String(err));
+  const e = err instanceof GcsError ? err : new GcsError(500, errorMessage(err));
   return { status: e.status, json: e.body() };
 }
 
@@ -41,7 +37,6 @@ export async function startGcsHttp(
   port: number,
 ): Promise<GcsHttpServer> {
   const match = router(new UploadSessions());
-  const sockets = new Set<Socket>();
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const rawPath = (req.url ?? '/').split('?')[0] ?? '/';
@@ -71,18 +66,5 @@ export async function startGcsHttp(
   const server: Server = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => send(res, errorReply(err), false));
   });
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  const { port: bound } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${bound}`,
-    stop: () =>
-      new Promise((resolve) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
-      }),
-  };
+  return listenOnLoopback(server, port);
 }

@@ -7,6 +7,7 @@ process.env['METADATA_SERVER_DETECTION'] = 'none';
 delete process.env['STORAGE_EMULATOR_HOST'];
 
 import { type ApiError, Storage } from '@google-cloud/storage';
+import { rejection } from '../common/rejection';
 import { type GcsEmulator, startGcsEmulator } from './emulator';
 
 let emulator: GcsEmulator;
@@ -23,21 +24,14 @@ afterEach(() => {
   emulator.admin.setMinWriteIntervalMs(0);
 });
 
-async function rejection(p: Promise<unknown>): Promise<ApiError> {
-  try {
-    await p;
-  } catch (err) {
-    return err as ApiError;
-  }
-  throw new Error('expected the call to fail');
-}
-
 test('resumable upload (the client default) with a precondition, then download', async () => {
   const data = Buffer.alloc(300_000, 7);
   const f = storage.bucket('bkt1').file('big.bin');
   await f.save(data, { preconditionOpts: { ifGenerationMatch: 0 } });
   expect((await f.download())[0].equals(data)).toBe(true);
-  expect((await rejection(f.save(data, { preconditionOpts: { ifGenerationMatch: 0 } }))).code).toBe(412);
+  expect((await rejection<ApiError>(f.save(data, { preconditionOpts: { ifGenerationMatch: 0 } }))).code).toBe(
+    412,
+  );
 });
 
 test('media upload and the /download route', async () => {
@@ -75,7 +69,7 @@ test('the per-object write limit answers 429; the client retries a conditional w
     .storage({ retryOptions: { autoRetry: false } })
     .bucket('bkt1')
     .file('hot');
-  const limited = await rejection(
+  const limited = await rejection<ApiError>(
     noRetry.save('2', { resumable: false, preconditionOpts: { ifGenerationMatch: String(meta.generation) } }),
   );
   expect(limited.code).toBe(429);
@@ -93,7 +87,7 @@ test('faults: a 503 on a read is retried; a drop after the write took effect tur
   expect(emulator.admin.faults()[0]?.fired).toBe(1);
   // The write is applied, its answer lost; the client retries the conditional write and loses to itself.
   emulator.admin.fail({ method: 'objects.insert', times: 1, afterItems: 1, drop: true });
-  const err = await rejection(
+  const err = await rejection<ApiError>(
     f.save('v2', { resumable: false, preconditionOpts: { ifGenerationMatch: String(meta.generation) } }),
   );
   expect(err.code).toBe(412);
@@ -105,12 +99,12 @@ test('client quirk: an unconditional save() leaves its Storage instance with ret
   await client.bucket('bkt1').file('quirk').save('x', { resumable: false });
   expect(client.retryOptions.autoRetry).toBe(false);
   emulator.admin.fail({ method: 'objects.get', times: 1, code: 503 });
-  expect((await rejection(client.bucket('bkt1').file('quirk').getMetadata())).code).toBe(503);
+  expect((await rejection<ApiError>(client.bucket('bkt1').file('quirk').getMetadata())).code).toBe(503);
 });
 
 test('faults: an unconditional write is not retried by the client', async () => {
   emulator.admin.fail({ method: 'objects.insert', times: 1, code: 503 });
-  const err = await rejection(storage.bucket('bkt1').file('once').save('x', { resumable: false }));
+  const err = await rejection<ApiError>(storage.bucket('bkt1').file('once').save('x', { resumable: false }));
   expect(err.code).toBe(503);
   expect(emulator.admin.read('bkt1', 'once')).toBeUndefined();
 });
@@ -130,9 +124,9 @@ test('buckets: create, get, refuse to delete when not empty, delete', async () =
   const [bucket] = await storage.createBucket('b-temp');
   expect((await bucket.exists())[0]).toBe(true);
   await bucket.file('x').save('x', { resumable: false });
-  expect((await rejection(bucket.delete())).code).toBe(409);
+  expect((await rejection<ApiError>(bucket.delete())).code).toBe(409);
   await bucket.file('x').delete();
   await bucket.delete();
   expect((await bucket.exists())[0]).toBe(false);
-  expect((await rejection(storage.bucket('b-temp').file('y').getMetadata())).code).toBe(404);
+  expect((await rejection<ApiError>(storage.bucket('b-temp').file('y').getMetadata())).code).toBe(404);
 });

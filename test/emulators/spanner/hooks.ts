@@ -10,24 +10,11 @@
 /** Wire form of one value (see the module comment). */
 export type WireValue = null | boolean | number | string | WireValue[];
 
-/** gRPC status codes used by the emulator (values of `google.rpc.Code`). */
-export const Code = {
-  OK: 0,
-  CANCELLED: 1,
-  UNKNOWN: 2,
-  INVALID_ARGUMENT: 3,
-  DEADLINE_EXCEEDED: 4,
-  NOT_FOUND: 5,
-  ALREADY_EXISTS: 6,
-  PERMISSION_DENIED: 7,
-  RESOURCE_EXHAUSTED: 8,
-  FAILED_PRECONDITION: 9,
-  ABORTED: 10,
-  OUT_OF_RANGE: 11,
-  UNIMPLEMENTED: 12,
-  INTERNAL: 13,
-  UNAVAILABLE: 14,
-} as const;
+/**
+ * gRPC status codes (values of `google.rpc.Code`). The emulator answers with the same table the domain
+ * classifies errors by, so an emulated failure and its classification cannot drift apart.
+ */
+export { GrpcCode as Code } from '../../../shared/domain/errors';
 
 /** An error the emulator answers with: a gRPC status code and the service's message. */
 export class SpannerError extends Error {

@@ -5,6 +5,7 @@
 process.env['METADATA_SERVER_DETECTION'] = 'none';
 
 import type { CloudTasksClient } from '@google-cloud/tasks';
+import { rejection } from '../common/rejection';
 import { startTasksEmulator, type TasksEmulator } from './emulator';
 
 let emulator: TasksEmulator;
@@ -19,13 +20,9 @@ beforeAll(async () => {
 });
 afterAll(() => emulator.stop());
 
+/** The gRPC code a client call fails with (fails the test when the call succeeds). */
 async function grpcCode(p: Promise<unknown>): Promise<number | undefined> {
-  try {
-    await p;
-  } catch (err) {
-    return (err as { code?: number }).code;
-  }
-  throw new Error('expected the call to fail');
+  return (await rejection<{ code?: number }>(p)).code;
 }
 
 async function pausedQueue(id: string): Promise<string> {
