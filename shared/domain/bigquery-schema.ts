@@ -87,7 +87,11 @@ export function bigQueryFieldOf(column: {
   return { name: column.name, type, mode };
 }
 
-/** Schema of a replica table: every column in ordinal order, and the primary key BigQuery CDC needs. */
+/**
+ * Schema of a replica table: every column in ordinal order, and the primary key BigQuery CDC needs. Only key
+ * columns keep NOT NULL as REQUIRED: a CDC DELETE row carries the key alone, so a REQUIRED non-key column
+ * would make BigQuery refuse every delete.
+ */
 export function replicaTableSchema(table: {
   name: string;
   columns: { name: string; type: SpannerType; nullable: boolean }[];
@@ -97,5 +101,7 @@ export function replicaTableSchema(table: {
   if (table.primaryKey.length > 16) {
     throw new Error(`table ${table.name} has ${table.primaryKey.length} key columns; BigQuery CDC allows 16`);
   }
-  return { fields: table.columns.map(bigQueryFieldOf), primaryKey: [...table.primaryKey] };
+  const keys = new Set(table.primaryKey);
+  const fields = table.columns.map((c) => bigQueryFieldOf({ ...c, nullable: c.nullable || !keys.has(c.name) }));
+  return { fields, primaryKey: [...table.primaryKey] };
 }

@@ -135,7 +135,8 @@ describe('BigQuery fields and replica schema', () => {
     expect(replicaTableSchema({ name: 't', columns: [col('a'), col('b')], primaryKey: ['a'] })).toEqual({
       fields: [
         { name: 'a', type: 'INT64', mode: 'REQUIRED' },
-        { name: 'b', type: 'INT64', mode: 'REQUIRED' },
+        // NOT NULL outside the key stays NULLABLE: a CDC DELETE row carries only the key.
+        { name: 'b', type: 'INT64', mode: 'NULLABLE' },
       ],
       primaryKey: ['a'],
     });
