@@ -77,6 +77,6 @@ async function promoteChild(
     partition: child.id,
     position: out.entry.position,
   };
-  await enqueueReaderTask(args.queue, args.readerUrl, task);
+  await enqueueReaderTask(args.queue, args.readerUrl, task, out.entry.writer);
   return true;
 }

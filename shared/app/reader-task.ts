@@ -1,13 +1,15 @@
 /**
  * The reader's task: body schema (parsed with zod at the edge), deterministic task ids, and enqueueing.
  *
- * Ids are derived from the work — epoch, partition, position — so every producer of the same next window (the
- * reader chaining it, the scheduler's tick, a concurrent tick) names the same task and Cloud Tasks keeps one.
- * A takeover of an expired lease adds the lease's expiry, because the task that held it used the plain id and
- * Cloud Tasks refuses a name again for a while after its task ran.
+ * Ids are derived from the work — epoch, partition, position, and the writer token of the entry's last write —
+ * so every producer of the same next window (the reader chaining it, the scheduler's tick, a concurrent tick)
+ * names the same task and Cloud Tasks keeps one. The writer token changes with every write of the entry, so
+ * after a failed attempt, or a lease that expired, the next task gets a new name: Cloud Tasks refuses a name
+ * for a while after its task ran, and a dead task's name must not block the partition.
  */
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { formatTimestamp, type Timestamp } from '../domain/timestamp';
+import { formatTimestamp } from '../domain/timestamp';
 import { timestampString } from '../domain/zod-helpers';
 import type { TaskQueue } from '../ports/task-queue';
 
@@ -23,10 +25,10 @@ export const readerTaskSchema = z.strictObject({
 /** A parsed reader task. */
 export type ReaderTask = z.output<typeof readerTaskSchema>;
 
-/** The task id of a window of `partition` starting after `position`. */
-export function readerTaskId(task: ReaderTask, takeoverOf?: Timestamp): string {
-  const base = `e${task.epoch}-${task.partition}-${task.position.toString()}`;
-  return takeoverOf === undefined ? base : `${base}-x${takeoverOf.toString()}`;
+/** The task id of a window of `partition` after `position`, as of the entry's last write (`writer`). */
+export function readerTaskId(task: ReaderTask, writer: string): string {
+  const w = createHash('sha256').update(writer).digest('hex').slice(0, 12);
+  return `e${task.epoch}-${task.partition}-${task.position.toString()}-${w}`;
 }
 
 /** JSON body of a task (timestamps as RFC 3339). */
@@ -39,11 +41,12 @@ export async function enqueueReaderTask(
   queue: TaskQueue,
   url: string,
   task: ReaderTask,
-  options: { notBeforeMs?: number; takeoverOf?: Timestamp } = {},
+  writer: string,
+  options: { notBeforeMs?: number } = {},
 ): Promise<'created' | 'exists'> {
   return queue.enqueue({
     queue: 'reader',
-    id: readerTaskId(task, options.takeoverOf),
+    id: readerTaskId(task, writer),
     url,
     body: readerTaskBody(task),
     ...(options.notBeforeMs === undefined ? {} : { notBeforeMs: options.notBeforeMs }),

@@ -199,6 +199,7 @@ export class Reader {
       this.ports.queue,
       this.settings.readerUrl,
       task,
+      entry.writer,
       notBeforeMs === undefined ? {} : { notBeforeMs },
     );
   }

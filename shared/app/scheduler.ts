@@ -151,13 +151,13 @@ export class Scheduler {
   /** Marks ready every waiting partition whose parents all finished; returns the promoted entries' positions. */
   private async promote(plan: TickPlan, byId: Map<string, ListedPartition>, errors: StatusError[]) {
     const parents = [...byId.values()].map((p) => p.view);
-    const promoted: Array<{ id: string; position: Timestamp }> = [];
+    const promoted: Array<{ id: string; position: Timestamp; writer: string }> = [];
     for (const id of plan.promote) {
       const epoch = byId.get(id)!.view.epoch;
       try {
         const out = await this.ports.ledger.updatePartition(epoch, id, (e, w) => markReady(e, parents, w));
         if (out.kind === 'written' || (out.kind === 'refused' && out.entry.state === 'ready')) {
-          promoted.push({ id, position: out.entry.position });
+          promoted.push({ id, position: out.entry.position, writer: out.entry.writer });
         }
       } catch (err) {
         errors.push(this.toStatusError(err, id));
@@ -168,21 +168,19 @@ export class Scheduler {
 
   private async enqueue(
     plan: TickPlan,
-    promoted: Array<{ id: string; position: Timestamp }>,
+    promoted: Array<{ id: string; position: Timestamp; writer: string }>,
     byId: Map<string, ListedPartition>,
     errors: StatusError[],
     epoch: number,
   ): Promise<number> {
     const { queue } = this.ports;
     const url = this.settings.readerUrl;
-    const work: Array<{ id: string; position: Timestamp; takeoverOf?: Timestamp }> = [
-      ...plan.enqueue.map((id) => ({ id, position: byId.get(id)!.view.position })),
-      ...promoted,
-      ...plan.expired.map((id) => {
-        const v = byId.get(id)!.view;
-        return { id, position: v.position, takeoverOf: v.lease?.expiresAt ?? v.position };
-      }),
-    ];
+    // A takeover of an expired lease needs no special name: the holder's writes changed the entry's writer.
+    const listed = (id: string) => {
+      const v = byId.get(id)!.view;
+      return { id, position: v.position, writer: v.writer };
+    };
+    const work = [...plan.enqueue.map(listed), ...promoted, ...plan.expired.map(listed)];
     let created = 0;
     for (const w of work) {
       try {
@@ -192,12 +190,7 @@ export class Scheduler {
           partition: w.id,
           position: w.position,
         };
-        const out = await enqueueReaderTask(
-          queue,
-          url,
-          task,
-          w.takeoverOf === undefined ? {} : { takeoverOf: w.takeoverOf },
-        );
+        const out = await enqueueReaderTask(queue, url, task, w.writer);
         if (out === 'created') created++;
       } catch (err) {
         errors.push(this.toStatusError(err, w.id));
