@@ -18,7 +18,9 @@ describe('scheduler first run', () => {
   it('refuses a capture type without full rows for replicas, naming the fix', async () => {
     const h = new Harness();
     h.catalog.options = { ...h.catalog.options, valueCaptureType: 'NEW_VALUES' };
-    await expect(h.tick()).rejects.toThrow(/value_capture_type NEW_VALUES.*SET OPTIONS \(value_capture_type = 'NEW_ROW'\)/s);
+    await expect(h.tick()).rejects.toThrow(
+      /value_capture_type NEW_VALUES.*SET OPTIONS \(value_capture_type = 'NEW_ROW'\)/s,
+    );
   });
 
   it('accepts NEW_VALUES when only history tables are configured', async () => {
@@ -36,7 +38,10 @@ describe('scheduler first run', () => {
   it('logs the watch scope, creates the tables, the first partitions and the manifest, and enqueues them', async () => {
     const h = new Harness();
     const report = await h.tick();
-    expect(h.events('stream.validated')[0]).toMatchObject({ valueCaptureType: 'NEW_ROW', retentionSeconds: 86400 });
+    expect(h.events('stream.validated')[0]).toMatchObject({
+      valueCaptureType: 'NEW_ROW',
+      retentionSeconds: 86400,
+    });
     expect(h.replica.ensured.sort()).toEqual(['items', 'orders']);
     expect(h.history.ensured).toEqual(['orders_history']);
     const manifest = (await h.ledger.readManifest())!.value;
@@ -98,7 +103,9 @@ describe('scheduler ticks', () => {
     h.advance(3_700_000);
     const report = await h.tick();
     expect(report.status!.state).toBe('stopped');
-    expect(report.status!.reason).toMatch(/older than the stream's retention.*SLUICE_RETENTION_FALLBACK=restart/);
+    expect(report.status!.reason).toMatch(
+      /older than the stream's retention.*SLUICE_RETENTION_FALLBACK=restart/,
+    );
     expect(h.events('pipeline.failed')).toHaveLength(1);
     expect(h.queue.pending).toHaveLength(0);
     expect((await h.tick()).status!.state).toBe('stopped');
