@@ -144,7 +144,7 @@ it('replicates a splitting and merging stream through GCS and Cloud Tasks, under
     )
       break;
   }
-  expect(status?.watermark! > formatTimestamp(last)).toBe(true);
+  expect((status?.watermark ?? '') > formatTimestamp(last)).toBe(true);
   const expected = [...(script.rows.get('Orders')?.values() ?? [])].sort(
     (a, b) => Number(a.Id) - Number(b.Id),
   );
