@@ -1,14 +1,18 @@
 /**
  * Randomized (seeded) simulation: a scripted change stream with splits and merges replicated through the
  * scheduler and readers into in-memory sinks, with duplicate deliveries and injected faults. After catching up,
- * every replica equals the source and the history holds every mod (exactly once after dedup).
+ * every replica equals the source and the history holds every mod (exactly once after dedup). Faults:
+ * sink failures, source UNAVAILABLE mid-stream, duplicate deliveries, concurrent ticks, lost GCS write
+ * responses (412 on our own write) and GCS 503/429.
  */
 import { addMillis } from '../../shared/domain/timestamp';
+import { FlakyStore } from './support/flaky-store';
 import { Harness } from './support/harness';
 import { prng } from './support/script';
 
 async function simulate(seed: number, faults: boolean) {
-  const h = new Harness({ roots: 2 });
+  const store = new FlakyStore();
+  const h = new Harness({ roots: 2, store });
   const rnd = prng(seed);
   let at = h.script.t0;
   for (let step = 0; step < 40; step++) {
@@ -39,6 +43,8 @@ async function simulate(seed: number, faults: boolean) {
       else if (f < 0.2) h.history.faults.fail(1, 8);
       else if (f < 0.3) h.script.fault = { after: Math.floor(rnd() * 5), code: 14 };
       else if (f < 0.4 && h.queue.pending.length > 0) h.queue.pending.push({ ...h.queue.pending[0]! });
+      else if (f < 0.5) store.loseNextWriteResponse = true;
+      else if (f < 0.6) store.errors = [503, 429];
     }
     await h.tick();
     if (rnd() < 0.3) await h.tick(); // a second, concurrent-looking tick
