@@ -1,11 +1,31 @@
 /** The backfill function: a thin HTTP adapter registered with the functions framework. */
 import { http } from '@google-cloud/functions-framework';
+import type { BackfillDeps } from '../../shared/app/backfill/deps';
+import { SluiceError } from '../../shared/domain/errors';
 import { answerHealth, answerNotFound, type HttpRequest, type HttpResponse } from '../../shared/http/health';
+import { adaptersNotWired, backfillDeps } from '../../shared/wiring/backfill';
+import { handleBackfillRequest } from './routes';
+
+let deps: BackfillDeps | undefined;
+
+/** Dependencies are built on first use, so `GET /healthz` answers even before configuration is complete. */
+function instanceDeps(): BackfillDeps {
+  deps ??= backfillDeps(process.env, adaptersNotWired).deps;
+  return deps;
+}
 
 /** Handles one HTTP request to the backfill function. */
-export function backfill(req: HttpRequest, res: HttpResponse): void {
+export async function backfill(req: HttpRequest, res: HttpResponse): Promise<void> {
   if (answerHealth('backfill', req, res)) return;
-  answerNotFound(req, res);
+  let built: BackfillDeps;
+  try {
+    built = instanceDeps();
+  } catch (err) {
+    const error = SluiceError.from(err, 'backfill function setup');
+    res.status(500).json({ error: { code: 500, message: error.message } });
+    return;
+  }
+  if (!(await handleBackfillRequest(built, req, res))) answerNotFound(req, res);
 }
 
 http('backfill', backfill);

@@ -107,6 +107,12 @@ export function parseDatabaseDialect(rows: unknown[]): Dialect {
   return value;
 }
 
+/** A flag column: BOOL in GoogleSQL, `YES` / `NO` text in PostgreSQL's INFORMATION_SCHEMA. */
+function readFlag(value: unknown, path: string): boolean {
+  if (value === 'YES' || value === 'NO') return value === 'YES';
+  return readBool(value, path);
+}
+
 /** Which tables and columns a stream watches. */
 export interface ChangeStreamScope {
   /** `FOR ALL`: every table, including future ones. */
@@ -125,11 +131,11 @@ export function parseChangeStreamScope(
 ): ChangeStreamScope | undefined {
   const [stream] = streamRows;
   if (stream === undefined) return undefined;
-  const all = readBool(lowerRow(stream, 'change_streams[0]')['all'], 'change_streams.all');
+  const all = readFlag(lowerRow(stream, 'change_streams[0]')['all'], 'change_streams.all');
   const tables = new Map<string, { columns: 'all' | string[] }>();
   tableRows.forEach((row, i) => {
     const r = lowerRow(row, `change_stream_tables[${i}]`);
-    const allColumns = readBool(r['all_columns'], `change_stream_tables[${i}].all_columns`);
+    const allColumns = readFlag(r['all_columns'], `change_stream_tables[${i}].all_columns`);
     tables.set(readString(r['table_name'], `change_stream_tables[${i}].table_name`), {
       columns: allColumns ? 'all' : [],
     });

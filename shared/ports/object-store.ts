@@ -14,6 +14,8 @@ export interface ObjectInfo {
   metadata: Record<string, string>;
   /** Last update, RFC 3339 (for operators; ordering uses generations). */
   updated: string;
+  /** RFC 3339, when set: the bucket's lifecycle rules (e.g. expiry of finished backfill jobs) key on it. */
+  customTime?: string;
 }
 
 /** An object with its content. */
@@ -36,6 +38,8 @@ export interface WriteOptions {
   ifGeneration: Generation;
   metadata?: Record<string, string>;
   contentType?: string;
+  /** RFC 3339 custom time (see {@link ObjectInfo.customTime}). */
+  customTime?: string;
   /**
    * Identifies this write. A client library may retry a conditional write whose first attempt succeeded but
    * whose answer was lost; the retry then fails its precondition. The store reads the object back and, when it

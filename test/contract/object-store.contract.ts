@@ -45,6 +45,14 @@ export function objectStoreContract(label: string, make: () => Promise<ObjectSto
       });
     });
 
+    it('keeps a custom time and lists it', async () => {
+      const customTime = '2026-01-02T03:04:05.000Z';
+      await store.write('t/done', Buffer.from('{}'), { ifGeneration: 0, customTime });
+      expect(Date.parse((await store.read('t/done'))?.customTime ?? '')).toBe(Date.parse(customTime));
+      const [listed] = (await store.list('t/')).items;
+      expect(Date.parse(listed?.customTime ?? '')).toBe(Date.parse(customTime));
+    });
+
     it('deletes only at the expected generation', async () => {
       const w = await store.write('p/c', Buffer.from('x'), { ifGeneration: 0 });
       if (!w.ok) throw new Error('create failed');

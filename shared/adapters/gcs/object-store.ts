@@ -18,6 +18,7 @@ interface GcsMetadata {
   name?: string;
   generation?: string | number;
   updated?: string;
+  customTime?: string;
   metadata?: Record<string, string | number | boolean | null>;
 }
 
@@ -35,6 +36,7 @@ function infoOf(meta: GcsMetadata): ObjectInfo {
     generation: String(meta.generation),
     metadata,
     updated: String(meta.updated ?? ''),
+    ...(meta.customTime ? { customTime: meta.customTime } : {}),
   };
 }
 
@@ -67,7 +69,7 @@ export class GcsObjectStore implements ObjectStore {
       await file.save(data, {
         resumable: false,
         contentType: options.contentType ?? 'application/json',
-        metadata: { metadata },
+        metadata: { metadata, ...(options.customTime ? { customTime: options.customTime } : {}) },
         preconditionOpts: { ifGenerationMatch: options.ifGeneration },
       });
       return { ok: true, generation: String((file.metadata as GcsMetadata).generation) };

@@ -36,6 +36,7 @@ export class MemoryObjectStore implements ObjectStore {
         ...(options.writerToken ? { [WRITER_TOKEN_KEY]: options.writerToken } : {}),
       },
       updated: new Date().toISOString(),
+      ...(options.customTime ? { customTime: options.customTime } : {}),
       data: Buffer.from(data),
     });
     return { ok: true, generation };

@@ -17,6 +17,7 @@ const schema = z
     contentDisposition: text,
     contentLanguage: text,
     cacheControl: text,
+    customTime: z.iso.datetime({ offset: true }).nullish(),
     metadata: custom,
   })
   .loose();
@@ -37,6 +38,7 @@ const FIELDS = [
   'contentDisposition',
   'contentLanguage',
   'cacheControl',
+  'customTime',
 ] as const;
 
 /** Applies a patch to `base` (PATCH semantics); `replace` starts from nothing (PUT/update semantics). */

@@ -12,6 +12,8 @@ export interface WritableMetadata {
   contentDisposition?: string;
   contentLanguage?: string;
   cacheControl?: string;
+  /** RFC 3339; lifecycle rules (`daysSinceCustomTime`) key on it. */
+  customTime?: string;
   /** Custom metadata; listing returns it, which the ledger relies on. */
   metadata?: Record<string, string>;
 }
@@ -69,7 +71,13 @@ export function objectResource(o: StoredObject, base: string): Record<string, un
     updated: rfc3339(o.updated),
     timeStorageClassUpdated: rfc3339(o.timeCreated),
   };
-  for (const key of ['contentEncoding', 'contentDisposition', 'contentLanguage', 'cacheControl'] as const) {
+  for (const key of [
+    'contentEncoding',
+    'contentDisposition',
+    'contentLanguage',
+    'cacheControl',
+    'customTime',
+  ] as const) {
     if (o[key] !== undefined) resource[key] = o[key];
   }
   if (o.metadata && Object.keys(o.metadata).length > 0) resource['metadata'] = { ...o.metadata };

@@ -1,12 +1,18 @@
 /**
  * `npm run emulator -- spanner --port 9010 [--admin-port 9011] [--partitions 3]
+ *  [--initial-partitions 2] [--churn-ms 30000] [--no-change-streams]
  *  [--database projects/p/instances/i/databases/d --dialect postgresql]`
  */
 import type { CliOptions, EmulatorCli } from '../cli';
+import { DEFAULT_CHURN_MS } from './change-stream-wiring';
 import { startSpannerEmulator } from './server';
 
 function num(v: string | boolean | undefined, fallback: number): number {
-  return typeof v === 'string' ? Number(v) : fallback;
+  if (typeof v !== 'string') return fallback;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0)
+    throw new Error(`expected a non-negative integer, got ${JSON.stringify(v)}`);
+  return n;
 }
 
 /** The Spanner emulator's CLI entry. */
@@ -16,6 +22,9 @@ export const cli: EmulatorCli = {
       port: num(options.port, 0),
       adminPort: num(options.adminPort, 0),
       partitions: num(options.partitions, 3),
+      initialPartitions: Math.max(1, num(options.initialPartitions, 2)),
+      churnMs: num(options.churnMs, DEFAULT_CHURN_MS),
+      ...(options.noChangeStreams === true ? { changeStreams: false as const } : {}),
     });
     if (typeof options.database === 'string') {
       const dialect =

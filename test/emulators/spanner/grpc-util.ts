@@ -3,6 +3,7 @@
  * and protobuf timestamps.
  */
 import type * as grpc from '@grpc/grpc-js';
+import { Metadata } from '@grpc/grpc-js';
 import type { ActiveFault, FaultInjector } from '../common/faults';
 import { sleep } from '../common/faults';
 import { Code, SpannerError } from './hooks';
@@ -64,6 +65,10 @@ export function streaming<Req, Res>(
   fn: (req: Req, call: grpc.ServerWritableStream<Req, Res>, fault?: ActiveFault) => Promise<void>,
 ): grpc.handleServerStreamingCall<Req, Res> {
   return (call) => {
+    // Send response headers first, as the service's front end does. Without them an error arrives before
+    // any response, and the client's stream layer treats it as "no response" and retries it silently
+    // (twice, seconds apart) instead of surfacing it or resuming with the resume token.
+    call.sendMetadata(new Metadata());
     applyFault(faults, method)
       .then((fault) => fn(call.request, call, fault))
       .then(() => call.end())

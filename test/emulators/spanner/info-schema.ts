@@ -85,7 +85,9 @@ export class InformationSchema {
     const insert = this.db.prepare(`INSERT INTO ${table} VALUES (${cols.map(() => '?').join(', ')})`);
     for (const r of rows) {
       const values = cols.map(([n]) => {
-        const w = r[n] ?? r[n.toLowerCase()] ?? null;
+        const raw = r[n] ?? r[n.toLowerCase()] ?? null;
+        // Hook rows carry booleans; PostgreSQL's INFORMATION_SCHEMA spells them YES / NO.
+        const w = typeof raw === 'boolean' ? this.bool(raw) : raw;
         return wireToStored(w, this.typeOf(view, n) ?? { code: 'STRING' }) as StoredValue;
       });
       insert.run(...values);

@@ -30,10 +30,12 @@ export function readRows(ctx: QueryContext, spec: ReadSpec, view: ReadView): Que
   const wire = (r: Row, name: string): WireValue =>
     storedToWire(r[name] ?? null, ctx.schema.column(table, name).ct.type);
   const keyOf = (r: Row) => parts.map((p) => wire(r, p.name));
-  const match = keySetMatcher(table, parts, spec.keySet ?? {});
+  // Keys of an index read name the index's declared key columns; the table key only orders ties.
+  const keyParts = index ? index.keys : table.primaryKey;
+  const match = keySetMatcher(table, keyParts, spec.keySet ?? {});
   let selected = rows
     .map((r) => ({ r, k: keyOf(r) }))
-    .filter(({ k }) => match(k))
+    .filter(({ k }) => match(k.slice(0, keyParts.length)))
     .filter(({ k }) => !index?.nullFiltered || k.slice(0, index.keys.length).every((v) => v !== null));
   selected.sort((a, b) => compareKeys(table, parts, a.k, b.k));
   const limit = Number(spec.limit ?? 0);

@@ -2,20 +2,26 @@
  * Spanner RPCs that read or run SQL: ExecuteSql, ExecuteStreamingSql, ExecuteBatchDml, Read,
  * StreamingRead, PartitionQuery and PartitionRead.
  */
-import { randomBytes } from 'node:crypto';
 import type * as grpc from '@grpc/grpc-js';
-import type { ActiveFault } from '../common/faults';
 import type { EmulatedDatabase } from './database';
 import { isDml, runDml } from './dml';
 import { streaming, unary } from './grpc-util';
 import { Code, SpannerError, type SpannerTypeJson, type StreamingQuery, type WireValue } from './hooks';
-import { type QueryResult, runTranslated } from './query';
+import {
+  collect,
+  type Outcome,
+  parseResumeToken,
+  type ResumePoint,
+  resultSet,
+  writePartials,
+} from './partials';
+import { createPartitions, partitionSubject, partitionView } from './partition-tokens';
+import { runTranslated } from './query';
 import { type ReadSpec, readRows } from './read';
 import { type Resolved, resolve, type SelectorJson } from './selector';
 import type { EmulatorState } from './state';
-import { isWord, tokenize } from './tokenizer';
 import { translate } from './translate';
-import { type ProtoValue, paramToStored, protoToWire, type StoredValue, wireToProto } from './values';
+import { type ProtoValue, paramToStored, protoToWire, type StoredValue } from './values';
 
 /** Plain-object ExecuteSqlRequest (the fields used). */
 interface SqlRequest {
@@ -37,12 +43,6 @@ type ReadRequest = ReadSpec & {
   partitionToken?: Buffer;
 };
 
-interface Outcome {
-  metadata: { rowType: { fields: QueryResult['fields'] }; transaction?: Resolved['metadata'] };
-  rows: AsyncIterable<WireValue[]> | WireValue[][];
-  stats?: { rowCountExact: string };
-}
-
 function wireParams(req: SqlRequest): Record<string, WireValue> {
   return Object.fromEntries(Object.entries(req.params?.fields ?? {}).map(([k, v]) => [k, protoToWire(v)]));
 }
@@ -52,53 +52,17 @@ function storedParams(req: SqlRequest): Record<string, StoredValue> {
   return Object.fromEntries(Object.entries(wireParams(req)).map(([k, v]) => [k, paramToStored(v, types[k])]));
 }
 
-const NOT_ROOT = [
-  'ORDER',
-  'GROUP',
-  'LIMIT',
-  'DISTINCT',
-  'JOIN',
-  'UNION',
-  'HAVING',
-  'INTERSECT',
-  'EXCEPT',
-  'COUNT',
-  'SUM',
-  'MIN',
-  'MAX',
-  'AVG',
-];
-
-function partitionSubject(db: EmulatedDatabase, sql: string): string {
-  const t = translate(sql, db.dialect, db.schema);
-  const words = tokenize(sql, db.dialect);
-  if (
-    t.tables.size !== 1 ||
-    words.some((w) => NOT_ROOT.some((k) => isWord(w, k)) || isWord(w, 'INFORMATION_SCHEMA'))
-  )
-    throw new SpannerError(
-      Code.INVALID_ARGUMENT,
-      'Query is not root partitionable since it does not have a DistributedUnion at the root. Please check the conditions for a query to be root-partitionable.',
-    );
-  return [...t.tables][0] as string;
-}
-
-function partitionView(
-  state: EmulatorState,
-  db: EmulatedDatabase,
-  token: Buffer,
-  subject: string,
-  sel?: SelectorJson,
-) {
-  const p = state.partitions.get(token.toString('hex'));
-  if (!p || p.database !== db.name || p.subject !== subject)
-    throw new SpannerError(
-      Code.INVALID_ARGUMENT,
-      'Partition token does not match the request (SQL, table or database differ)',
-    );
-  if (sel?.id && Buffer.from(sel.id).toString('base64') !== p.txnId)
-    throw new SpannerError(Code.INVALID_ARGUMENT, 'Partition token belongs to another transaction');
-  return p.view;
+/**
+ * Resolves a read's selector; a resumed single-use read (the client re-sends it with the empty id it got
+ * back, or with the same single-use options) reads the snapshot its resume token carries.
+ */
+async function resolveRead(db: EmulatedDatabase, sel: SelectorJson | undefined, resume: ResumePoint) {
+  const emptyId = sel?.id !== undefined && Buffer.from(sel.id).length === 0;
+  if (resume.snapNs !== undefined && (emptyId || sel?.singleUse)) {
+    db.checkReadable(resume.snapNs);
+    return { view: { snapNs: resume.snapNs } } satisfies Resolved;
+  }
+  return resolve(db, sel, false);
 }
 
 async function execute(
@@ -128,66 +92,16 @@ async function execute(
       stats: { rowCountExact: String(n) },
     };
   }
-  const r = await resolve(db, req.transaction, false);
+  const r = await resolveRead(db, req.transaction, parseResumeToken(req.resumeToken));
   let view = r.view;
   if (req.partitionToken?.length)
     view = partitionView(state, db, req.partitionToken, req.sql, req.transaction);
   const res = runTranslated(db.ctx, translate(req.sql, db.dialect, db.schema), view, storedParams(req));
-  return { metadata: { rowType: { fields: res.fields }, transaction: r.metadata }, rows: res.rows };
-}
-
-async function* asAsync(rows: AsyncIterable<WireValue[]> | WireValue[][]): AsyncIterable<WireValue[]> {
-  yield* rows;
-}
-
-/** Streams an outcome as PartialResultSets, each with a resume token; honours a row-limiting fault. */
-async function writePartials(
-  call: grpc.ServerWritableStream<unknown, unknown>,
-  out: Outcome,
-  resume: number,
-  fault?: ActiveFault,
-) {
-  let sent = 0;
-  let first = true;
-  const chunk: WireValue[][] = [];
-  const flush = async (last: boolean) => {
-    if (!first && chunk.length === 0 && !last) return;
-    const values = chunk.flat().map(wireToProto);
-    const prs = {
-      values,
-      resumeToken: Buffer.from(String(sent)),
-      ...(first ? { metadata: out.metadata } : {}),
-      ...(last && out.stats ? { stats: out.stats } : {}),
-    };
-    first = false;
-    chunk.length = 0;
-    if (!call.write(prs)) await new Promise((resolve) => call.once('drain', resolve));
-  };
-  let index = 0;
-  for await (const row of asAsync(out.rows)) {
-    if (call.cancelled) return;
-    if (index++ < resume) continue;
-    if (fault?.afterItems !== undefined && sent >= fault.afterItems)
-      throw new SpannerError(fault.code ?? Code.UNAVAILABLE, fault.message ?? 'Injected stream fault');
-    chunk.push(row);
-    sent++;
-    if (chunk.length >= (fault ? 1 : 50)) await flush(false);
-  }
-  await flush(true);
-}
-
-function resultSet(out: Outcome & { rows: WireValue[][] }) {
   return {
-    metadata: out.metadata,
-    rows: out.rows.map((r) => ({ values: r.map(wireToProto) })),
-    stats: out.stats,
+    metadata: { rowType: { fields: res.fields }, transaction: r.metadata },
+    rows: res.rows,
+    snapNs: view.snapNs,
   };
-}
-
-async function collect(rows: Outcome['rows']): Promise<WireValue[][]> {
-  const all: WireValue[][] = [];
-  for await (const r of asAsync(rows)) all.push(r);
-  return all;
 }
 
 function signalOf(call: { on(event: 'cancelled', fn: () => void): unknown }): AbortSignal {
@@ -201,36 +115,11 @@ function readOutcome(state: EmulatorState, req: ReadRequest, r: Resolved, db: Em
   if (req.partitionToken?.length)
     view = partitionView(state, db, req.partitionToken, `table:${req.table}`, req.transaction);
   const res = readRows(db.ctx, req, view);
-  return { metadata: { rowType: { fields: res.fields }, transaction: r.metadata }, rows: res.rows };
-}
-
-function createPartitions(
-  state: EmulatorState,
-  db: EmulatedDatabase,
-  r: Resolved,
-  table: string,
-  subject: string,
-  max: number,
-) {
-  if (!r.txn?.readOnly)
-    throw new SpannerError(
-      Code.INVALID_ARGUMENT,
-      'Partitioned reads and queries require a read-only transaction started with begin or id',
-    );
-  const t = db.schema.get(table);
-  const keys = db.storage.keys(t, r.view);
-  const n = Math.max(1, Math.min(state.options.partitions ?? 3, max > 0 ? max : Number.MAX_SAFE_INTEGER));
-  const bounds = Array.from({ length: n + 1 }, (_, i) =>
-    i === 0 || i === n ? undefined : keys[Math.floor((i * keys.length) / n)],
-  );
-  const partitions = [];
-  for (let i = 0; i < n; i++) {
-    const token = randomBytes(16);
-    const view = { snapNs: r.txn.snapNs, range: { table: t.name, lo: bounds[i], hi: bounds[i + 1] } };
-    state.partitions.set(token.toString('hex'), { database: db.name, txnId: r.txn.id, subject, view });
-    partitions.push({ partitionToken: token });
-  }
-  return { partitions, transaction: r.metadata };
+  return {
+    metadata: { rowType: { fields: res.fields }, transaction: r.metadata },
+    rows: res.rows,
+    snapNs: view.snapNs,
+  };
 }
 
 /** Handlers of the query and read RPCs. */
@@ -246,7 +135,7 @@ export function queryHandlers(state: EmulatorState): grpc.UntypedServiceImplemen
       await writePartials(
         call as grpc.ServerWritableStream<unknown, unknown>,
         out,
-        Number(req.resumeToken?.toString() || 0),
+        parseResumeToken(req.resumeToken).rows,
         fault,
       );
     }),
@@ -292,11 +181,12 @@ export function queryHandlers(state: EmulatorState): grpc.UntypedServiceImplemen
     }),
     StreamingRead: streaming(f, 'StreamingRead', async (req: ReadRequest, call, fault) => {
       const db = state.sessionDb(req.session);
-      const out = readOutcome(state, req, await resolve(db, req.transaction, false), db);
+      const r = await resolveRead(db, req.transaction, parseResumeToken(req.resumeToken));
+      const out = readOutcome(state, req, r, db);
       await writePartials(
         call as grpc.ServerWritableStream<unknown, unknown>,
         out,
-        Number(req.resumeToken?.toString() || 0),
+        parseResumeToken(req.resumeToken).rows,
         fault,
       );
     }),

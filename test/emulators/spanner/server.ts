@@ -5,6 +5,11 @@
 import * as grpc from '@grpc/grpc-js';
 import { type AdminServer, startAdminServer } from '../common/admin-http';
 import type { FaultInjector } from '../common/faults';
+import {
+  type ChangeStreamControls,
+  type ChangeStreamOptions,
+  wireChangeStreams,
+} from './change-stream-wiring';
 import type { EmulatedDatabase } from './database';
 import { loadServices } from './protos';
 import { databaseAdminHandlers, instanceAdminHandlers, operationsHandlers } from './rpc-admin';
@@ -14,15 +19,15 @@ import { type EmulatorOptions, EmulatorState } from './state';
 import type { Dialect } from './tokenizer';
 
 /** Options of `startSpannerEmulator`. */
-export interface StartOptions extends EmulatorOptions {
+export interface StartOptions extends Omit<EmulatorOptions, 'changeStreams'>, ChangeStreamOptions {
   /** gRPC port; 0 picks a free one. */
   port?: number;
   /** Admin HTTP port; 0 picks a free one (default 0). */
   adminPort?: number;
 }
 
-/** Inspection and fault-injection handle. */
-export interface SpannerAdminHandle {
+/** Inspection and fault-injection handle (change-stream controls included). */
+export interface SpannerAdminHandle extends ChangeStreamControls {
   faults: FaultInjector;
   /** Creates an instance and database directly (no RPC), e.g. for `--database`. */
   createDatabase(name: string, dialect?: Dialect): EmulatedDatabase;
@@ -44,8 +49,9 @@ export interface RunningSpannerEmulator {
   stop(): Promise<void>;
 }
 
-function adminHandle(state: EmulatorState): SpannerAdminHandle {
+function adminHandle(state: EmulatorState, changeStreams: ChangeStreamControls): SpannerAdminHandle {
   return {
+    ...changeStreams,
     faults: state.faults,
     createDatabase(name, dialect = 'GOOGLE_STANDARD_SQL') {
       const instance = name.split('/databases/')[0] as string;
@@ -61,7 +67,12 @@ function adminHandle(state: EmulatorState): SpannerAdminHandle {
 /** Starts the emulator on 127.0.0.1. */
 export async function startSpannerEmulator(options: StartOptions = {}): Promise<RunningSpannerEmulator> {
   const services = loadServices();
-  const state = new EmulatorState(options);
+  // The engines' clock is the core's commit clock, so churn and heartbeats agree with commit timestamps.
+  const wiring = wireChangeStreams(options, () => state.clock.nowNs());
+  const state: EmulatorState = new EmulatorState({
+    partitions: options.partitions,
+    changeStreams: wiring.factory,
+  });
   const server = new grpc.Server();
   server.addService(services.spanner, { ...sessionHandlers(state), ...queryHandlers(state) });
   server.addService(services.instanceAdmin, instanceAdminHandlers(state, services));
@@ -72,8 +83,9 @@ export async function startSpannerEmulator(options: StartOptions = {}): Promise<
       err ? reject(err) : resolve(p),
     ),
   );
-  const admin = adminHandle(state);
+  const admin = adminHandle(state, wiring.controls);
   const http: AdminServer = await startAdminServer(options.adminPort ?? 0, state.faults, {
+    ...wiring.routes,
     'GET /databases': () => [...state.databases.keys()],
     'POST /databases': (body) => {
       const b = body as { name: string; dialect?: Dialect };
@@ -87,6 +99,7 @@ export async function startSpannerEmulator(options: StartOptions = {}): Promise<
     adminUrl: http.url,
     admin,
     stop: async () => {
+      wiring.close();
       await http.stop();
       server.forceShutdown();
     },

@@ -86,6 +86,17 @@ describe('parsing INFORMATION_SCHEMA results', () => {
     });
   });
 
+  it('reads PostgreSQL YES / NO flags', () => {
+    const scope = parseChangeStreamScope(
+      [{ change_stream_name: 's', all: 'NO' }],
+      [{ table_name: 'orders', all_columns: 'YES' }],
+      [],
+    );
+    expect(scope?.all).toBe(false);
+    expect(Object.fromEntries(scope!.tables)).toEqual({ orders: { columns: 'all' } });
+    expect(parseChangeStreamScope([{ change_stream_name: 's', all: 'YES' }], [], [])?.all).toBe(true);
+  });
+
   it('fills in defaults for options the emulator does not list', () => {
     expect(parseChangeStreamOptions([])).toEqual({
       valueCaptureType: 'OLD_AND_NEW_VALUES',

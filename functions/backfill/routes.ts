@@ -1,0 +1,95 @@
+/**
+ * HTTP routes of the backfill function over the use cases: the operator API (`POST/GET/DELETE /backfills`,
+ * `GET /status`) and the worker route Cloud Tasks calls. Only maps requests and outcomes to HTTP.
+ */
+import {
+  cancelBackfill,
+  getBackfill,
+  listBackfills,
+  runPartition,
+  startBackfill,
+} from '../../shared/app/backfill';
+import type { BackfillDeps } from '../../shared/app/backfill/deps';
+import { parsePartitionTask } from '../../shared/domain/backfill/job';
+import { parseBackfillRequest } from '../../shared/domain/backfill/request';
+import { type Audience, httpStatusFor, SluiceError } from '../../shared/domain/errors';
+import { formatTimestamp } from '../../shared/domain/timestamp';
+import type { HttpRequest, HttpResponse } from '../../shared/http/health';
+
+/** Path of the worker route (the task URL is the function's URL plus this path). */
+export const WORKER_PATH = '/backfills/tasks';
+
+/** The request as the functions framework passes it (Express adds `rawBody`). */
+export type BackfillHttpRequest = HttpRequest & { rawBody?: Buffer };
+
+function problem(res: HttpResponse, status: number, message: string, problems?: string[]): void {
+  res.status(status).json({ error: { code: status, message, ...(problems ? { problems } : {}) } });
+}
+
+async function postBackfill(deps: BackfillDeps, req: BackfillHttpRequest, res: HttpResponse): Promise<void> {
+  const parsed = parseBackfillRequest(req.body, req.rawBody?.length);
+  if (!parsed.ok) return problem(res, 400, parsed.problems.join('; '), parsed.problems);
+  const started = await startBackfill(deps, parsed.value);
+  if (!started.ok) return problem(res, 400, started.problems.join('; '), started.problems);
+  const job = started.value;
+  res.status(202).json({
+    id: job.id,
+    state: job.state,
+    snapshotTimestamp: formatTimestamp(job.snapshot.readTimestamp),
+    partitions: job.partitions,
+    status: `/backfills/${job.id}`,
+  });
+}
+
+async function runTask(deps: BackfillDeps, req: BackfillHttpRequest, res: HttpResponse): Promise<void> {
+  const task = parsePartitionTask(req.body);
+  const attempt = Number(req.header('x-cloudtasks-taskretrycount') ?? '0') + 1;
+  deps.log.info('task.start', { job: task.job, partition: task.partition, retryCount: attempt - 1 });
+  const outcome = await runPartition(deps, task);
+  res.status(200).json(outcome);
+}
+
+async function readStatus(deps: BackfillDeps, res: HttpResponse): Promise<void> {
+  // Written by the scheduler each tick (ADR-201); absent until the pipeline's first tick.
+  const object = await deps.store.read(`${deps.config.pipeline}/status.json`);
+  if (!object) return problem(res, 404, 'no pipeline status yet: the scheduler has not written one');
+  res.status(200).json(JSON.parse(object.data.toString('utf8')));
+}
+
+async function route(deps: BackfillDeps, req: BackfillHttpRequest, res: HttpResponse): Promise<boolean> {
+  const { method, path } = req;
+  if (method === 'POST' && path === WORKER_PATH) return runTask(deps, req, res).then(() => true);
+  if (method === 'POST' && path === '/backfills') return postBackfill(deps, req, res).then(() => true);
+  if (method === 'GET' && path === '/backfills') {
+    res.status(200).json({ backfills: await listBackfills(deps) });
+    return true;
+  }
+  if (method === 'GET' && path === '/status') return readStatus(deps, res).then(() => true);
+  const m = /^\/backfills\/([^/]+)$/.exec(path);
+  if (!m || (method !== 'GET' && method !== 'DELETE')) return false;
+  const id = decodeURIComponent(m[1]!);
+  const view = method === 'GET' ? await getBackfill(deps, id) : await cancelBackfill(deps, id);
+  if (view) res.status(200).json(view);
+  else problem(res, 404, `no backfill ${id}`);
+  return true;
+}
+
+/**
+ * Handles one request; resolves false when no route matches (the caller answers 404). Failures map through
+ * the error classification: to Cloud Tasks only retryable ones are non-2xx; operators get REST statuses.
+ */
+export async function handleBackfillRequest(
+  deps: BackfillDeps,
+  req: BackfillHttpRequest,
+  res: HttpResponse,
+): Promise<boolean> {
+  const audience: Audience = req.path === WORKER_PATH ? 'cloud-tasks' : 'operator';
+  try {
+    return await route(deps, req, res);
+  } catch (err) {
+    const error = SluiceError.from(err, `${req.method} ${req.path}`);
+    deps.log.error('backfill.request-failed', error, { path: req.path });
+    problem(res, httpStatusFor(error.kind, { rateLimited: error.rateLimited, audience }), error.message);
+    return true;
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * One comparable text per cell, from either side of the comparison: the Spanner Node client's values
+ * (`Int`/`Numeric` wrappers, `PreciseDate`, `SpannerDate`, parsed JSON, Buffers) and the BigQuery
+ * emulator's stored cells (INT64 and TIMESTAMP as bigint microseconds, NUMERIC / JSON as text, Buffers).
+ * Timestamps compare at microseconds because BigQuery keeps no more.
+ */
+import { readInt, readTimestamp } from '../shared/domain/client-values';
+import { fromNanos, toBigQueryMicros } from '../shared/domain/timestamp';
+import type { ColumnKind } from './demo-schema';
+
+/** Normalises a decimal text: no sign on zero, no trailing fractional zeros, no leading zeros. */
+export function canonicalDecimal(text: string): string {
+  const m = /^([+-]?)(\d*)(?:\.(\d*))?$/.exec(text.trim());
+  if (!m) return text;
+  const int = (m[2] ?? '').replace(/^0+(?=\d)/, '') || '0';
+  const frac = (m[3] ?? '').replace(/0+$/, '');
+  const body = frac ? `${int}.${frac}` : int;
+  return body === '0' ? '0' : `${m[1] === '-' ? '-' : ''}${body}`;
+}
+
+/** JSON with object keys sorted, so equal documents compare equal whatever their key order. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+function wrapped(value: unknown): unknown {
+  if (value !== null && typeof value === 'object' && 'value' in value) return value.value;
+  return value;
+}
+
+function micros(value: unknown): string {
+  if (typeof value === 'bigint') return value.toString();
+  return toBigQueryMicros(readTimestamp(value, 'timestamp')).toString();
+}
+
+function dateText(value: unknown): string {
+  if (typeof value === 'string') return value.slice(0, 10);
+  if (value instanceof Date) {
+    // SpannerDate renders its calendar date in toJSON; a plain Date is UTC.
+    const json = value.toJSON();
+    return /^\d{4}-\d{2}-\d{2}$/.test(json) ? json : value.toISOString().slice(0, 10);
+  }
+  return String(value);
+}
+
+function jsonText(value: unknown): string {
+  const v = wrapped(value);
+  return canonicalJson(typeof v === 'string' ? JSON.parse(v) : v);
+}
+
+/** The comparable text of one cell of the given kind; `null` for NULL (and NULL arrays read as empty). */
+export function canonicalValue(kind: ColumnKind, value: unknown): string | null {
+  if (kind === 'strings') {
+    const items = Array.isArray(value) ? value : [];
+    return JSON.stringify(items.map((x) => (x === null || x === undefined ? null : String(x))));
+  }
+  if (value === null || value === undefined) return null;
+  switch (kind) {
+    case 'int':
+      return readInt(wrapped(value), 'int').toString();
+    case 'numeric':
+      return canonicalDecimal(String(wrapped(value)));
+    case 'float':
+      return String(Number(wrapped(value)));
+    case 'bool':
+      return String(Boolean(value));
+    case 'date':
+      return dateText(value);
+    case 'timestamp':
+      return micros(value);
+    case 'bytes':
+      return Buffer.isBuffer(value) ? value.toString('base64') : String(value);
+    case 'json':
+      return jsonText(value);
+    default:
+      return String(value);
+  }
+}
+
+/** A timestamp as BigQuery microseconds text, from nanoseconds. */
+export function microsOfNanos(ns: bigint): string {
+  return toBigQueryMicros(fromNanos(ns)).toString();
+}

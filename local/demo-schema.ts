@@ -1,0 +1,154 @@
+/**
+ * The demo database of the local stack: three tables of varied column types and one change stream that
+ * watches them all with `NEW_ROW_AND_OLD_VALUES`, in either dialect. The column kinds drive the workload's
+ * value generator and the verifier's comparison, so both stay in step with the DDL.
+ */
+import type { Dialect } from '../shared/domain/change-record';
+
+/** What a column holds, independent of the dialect's type name. */
+export type ColumnKind =
+  | 'int'
+  | 'string'
+  | 'numeric'
+  | 'float'
+  | 'bool'
+  | 'date'
+  | 'timestamp'
+  | 'bytes'
+  | 'json'
+  | 'strings';
+
+/** One column of a demo table. */
+export interface DemoColumn {
+  name: string;
+  kind: ColumnKind;
+  nullable: boolean;
+}
+
+/** One demo table and where it replicates to (`null` when that target is not configured). */
+export interface DemoTable {
+  /** Table name in Spanner (PascalCase in GoogleSQL, lower case in PostgreSQL). */
+  name: string;
+  /** Primary-key column names, in key order. */
+  key: string[];
+  columns: DemoColumn[];
+  replica: string | null;
+  history: string | null;
+}
+
+/** The demo schema of one dialect. */
+export interface DemoSchema {
+  dialect: Dialect;
+  stream: string;
+  customers: DemoTable;
+  orders: DemoTable;
+  /** Pre-filled before the pipeline starts; only a backfill brings its rows to BigQuery. */
+  products: DemoTable;
+  tables: DemoTable[];
+  ddl: string[];
+}
+
+const col = (name: string, kind: ColumnKind, nullable = false): DemoColumn => ({ name, kind, nullable });
+
+const GOOGLE_SQL_TYPES: Record<ColumnKind, string> = {
+  int: 'INT64',
+  string: 'STRING(MAX)',
+  numeric: 'NUMERIC',
+  float: 'FLOAT64',
+  bool: 'BOOL',
+  date: 'DATE',
+  timestamp: 'TIMESTAMP',
+  bytes: 'BYTES(MAX)',
+  json: 'JSON',
+  strings: 'ARRAY<STRING(MAX)>',
+};
+
+const POSTGRES_TYPES: Record<ColumnKind, string> = {
+  int: 'bigint',
+  string: 'varchar',
+  numeric: 'numeric',
+  float: 'float8',
+  bool: 'boolean',
+  date: 'date',
+  timestamp: 'timestamptz',
+  bytes: 'bytea',
+  json: 'jsonb',
+  strings: 'varchar[]',
+};
+
+function tables(pg: boolean): Pick<DemoSchema, 'customers' | 'orders' | 'products'> {
+  const name = (n: string) => (pg ? n.toLowerCase() : n);
+  return {
+    customers: {
+      name: name('Customers'),
+      key: ['customer_id'],
+      columns: [
+        col('customer_id', 'int'),
+        col('name', 'string'),
+        col('email', 'string', true),
+        col('balance', 'numeric'),
+        col('active', 'bool'),
+        col('score', 'float', true),
+        col('birthday', 'date', true),
+        col('updated_at', 'timestamp'),
+        col('tags', 'strings', true),
+        col('profile', 'json', true),
+        col('avatar', 'bytes', true),
+      ],
+      replica: 'customers',
+      history: 'customers_history',
+    },
+    orders: {
+      name: name('Orders'),
+      key: ['order_id'],
+      columns: [
+        col('order_id', 'string'),
+        col('customer_id', 'int'),
+        col('amount', 'numeric'),
+        col('quantity', 'int'),
+        col('placed_at', 'timestamp'),
+        col('status', 'string'),
+      ],
+      replica: 'orders',
+      history: 'orders_history',
+    },
+    products: {
+      name: name('Products'),
+      key: ['sku'],
+      columns: [col('sku', 'string'), col('title', 'string'), col('price', 'float'), col('stock', 'int')],
+      replica: 'products',
+      history: null,
+    },
+  };
+}
+
+function createTable(t: DemoTable, pg: boolean): string {
+  const types = pg ? POSTGRES_TYPES : GOOGLE_SQL_TYPES;
+  const cols = t.columns.map((c) => `${c.name} ${types[c.kind]}${c.nullable ? '' : ' NOT NULL'}`);
+  const key = t.key.join(', ');
+  return pg
+    ? `CREATE TABLE ${t.name} (${cols.join(', ')}, PRIMARY KEY (${key}))`
+    : `CREATE TABLE ${t.name} (${cols.join(', ')}) PRIMARY KEY (${key})`;
+}
+
+/** The demo schema and its DDL for a dialect. */
+export function demoSchema(dialect: Dialect): DemoSchema {
+  const pg = dialect === 'POSTGRESQL';
+  const t = tables(pg);
+  const list = [t.customers, t.orders, t.products];
+  const stream = pg ? 'demo_changes' : 'DemoChanges';
+  const streamDdl = pg
+    ? `CREATE CHANGE STREAM ${stream} FOR ALL WITH (value_capture_type = 'NEW_ROW_AND_OLD_VALUES')`
+    : `CREATE CHANGE STREAM ${stream} FOR ALL OPTIONS (value_capture_type = 'NEW_ROW_AND_OLD_VALUES')`;
+  return { dialect, stream, ...t, tables: list, ddl: [...list.map((x) => createTable(x, pg)), streamDdl] };
+}
+
+/** `SLUICE_TABLES` of the demo: source table → its configured targets. */
+export function tablesConfig(schema: DemoSchema): Record<string, { replica?: string; history?: string }> {
+  return Object.fromEntries(
+    schema.tables.map((t) => [
+      t.name,
+      { ...(t.replica ? { replica: t.replica } : {}), ...(t.history ? { history: t.history } : {}) },
+    ]),
+  );
+}

@@ -1,0 +1,127 @@
+/**
+ * One function as a child process on loopback, started from the TypeScript sources through `tsx` (no
+ * build step). The handle can kill it at any moment (SIGKILL: a crash at a random point) and restart it on
+ * the same port, so the Cloud Tasks emulator's targets stay valid.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+
+/** The three functions of the pipeline. */
+export type FunctionName = 'scheduler' | 'reader' | 'backfill';
+
+/** One log line of a function, with its severity when it is a structured (JSON) line. */
+export interface FunctionLogLine {
+  function: FunctionName;
+  severity: string;
+  text: string;
+  json?: Record<string, unknown>;
+}
+
+const HOST = join(__dirname, 'function-host.ts');
+const READY = /^function-host listening (\{.*\})$/;
+
+function parseLine(name: FunctionName, text: string, stream: 'stdout' | 'stderr'): FunctionLogLine {
+  try {
+    const json = JSON.parse(text) as unknown;
+    if (json && typeof json === 'object' && !Array.isArray(json)) {
+      const j = json as Record<string, unknown>;
+      return { function: name, severity: String(j.severity ?? 'DEFAULT'), text, json: j };
+    }
+  } catch {
+    // Not a structured line: a plain message from the runtime or the framework.
+  }
+  return { function: name, severity: stream === 'stderr' ? 'ERROR' : 'INFO', text };
+}
+
+/** A function server process and its controls. */
+export class FunctionProcess {
+  private child: ChildProcess | null = null;
+  private exited: Promise<void> = Promise.resolve();
+  /** Number of times the process was started. */
+  starts = 0;
+
+  constructor(
+    readonly name: FunctionName,
+    readonly port: number,
+    private readonly env: Record<string, string>,
+    private readonly onLine: (line: FunctionLogLine) => void,
+    private readonly cwd: string,
+  ) {}
+
+  /** `http://127.0.0.1:<port>`. */
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  /** Whether the process is running. */
+  get running(): boolean {
+    return this.child !== null;
+  }
+
+  /** Starts the process and resolves once it listens (rejects if it exits first or takes too long). */
+  async start(timeoutMs = 30_000): Promise<void> {
+    if (this.child) return;
+    const child = spawn(process.execPath, ['--import', 'tsx', HOST, this.name, String(this.port)], {
+      cwd: this.cwd,
+      env: { PATH: process.env.PATH ?? '', ...this.env, SLUICE_FUNCTION: this.name },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.child = child;
+    this.starts++;
+    this.exited = new Promise((resolve) =>
+      child.once('exit', () => {
+        if (this.child === child) this.child = null;
+        resolve();
+      }),
+    );
+    await this.waitListening(child, timeoutMs);
+  }
+
+  private waitListening(child: ChildProcess, timeoutMs: number): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`${this.name} did not start in ${timeoutMs} ms`)),
+        timeoutMs,
+      );
+      const done = (err?: Error) => {
+        clearTimeout(timer);
+        if (err) reject(err);
+        else resolve();
+      };
+      child.once('exit', (code) => done(new Error(`${this.name} exited with ${code} before listening`)));
+      const out = createInterface({ input: child.stdout! });
+      out.on('line', (text) => {
+        if (READY.test(text)) done();
+        else this.onLine(parseLine(this.name, text, 'stdout'));
+      });
+      createInterface({ input: child.stderr! }).on('line', (text) =>
+        this.onLine(parseLine(this.name, text, 'stderr')),
+      );
+    });
+  }
+
+  /** Kills the process with `signal` (default SIGKILL, a crash) and waits for it to be gone. */
+  async kill(signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+    const child = this.child;
+    if (!child) return;
+    child.kill(signal);
+    await this.exited;
+  }
+
+  /** Kills (if running) and starts again on the same port. */
+  async restart(): Promise<void> {
+    await this.kill();
+    await this.start();
+  }
+
+  /** Stops gracefully (SIGTERM), then kills if it lingers. */
+  async stop(graceMs = 3_000): Promise<void> {
+    const child = this.child;
+    if (!child) return;
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    await this.exited;
+    clearTimeout(timer);
+  }
+}

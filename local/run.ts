@@ -1,0 +1,96 @@
+/**
+ * One `npm start` run on a started stack: workload, scheduler ticks and the live view until the duration
+ * ends or the user interrupts; then stop the workload, wait for catch-up, verify and report. Returns the
+ * process exit code (0 only when BigQuery equals Spanner).
+ */
+import { fromNanos } from '../shared/domain/timestamp';
+import type { StartOptions } from './cli-options';
+import { statusFrame, statusLine, TtyView, type ViewState } from './live-view';
+import { freshSeed } from './random';
+import type { LocalStack } from './stack';
+import { LOCAL } from './stack-config';
+import { formatVerdict } from './verifier';
+import type { Workload } from './workload';
+
+/** Where the run writes (the CLI passes the process streams; tests pass collectors). */
+export interface RunIO {
+  out: NodeJS.WritableStream & { isTTY?: boolean };
+  /** Resolves when the user asks to stop (Ctrl-C). */
+  interrupted: Promise<void>;
+}
+
+function viewState(stack: LocalStack, workload: Workload | null): ViewState {
+  const rows = stack.schema.tables.flatMap((t): Array<{ table: string; rows: number | null }> => {
+    if (!t.replica) return [];
+    try {
+      return [
+        { table: t.replica, rows: stack.emulators.bigquery.admin.tableRows(LOCAL.dataset, t.replica).length },
+      ];
+    } catch {
+      return [{ table: t.replica, rows: null }];
+    }
+  });
+  return {
+    now: fromNanos(stack.emulators.spanner.admin.nowNs()),
+    progress: stack.progress(),
+    rows,
+    workload: workload?.stats ?? null,
+    functionErrors: stack.errors.length,
+    lastError: stack.errors.at(-1)?.text.slice(0, 200) ?? workload?.stats.lastError ?? null,
+  };
+}
+
+function startView(stack: LocalStack, workload: Workload | null, io: RunIO): () => void {
+  const tty = io.out.isTTY === true;
+  const view = tty ? new TtyView(io.out as NodeJS.WriteStream) : null;
+  const draw = () => {
+    try {
+      const state = viewState(stack, workload);
+      if (view) view.draw(statusFrame(state));
+      else io.out.write(`${statusLine(state)}\n`);
+    } catch (err) {
+      io.out.write(`live view: ${(err as Error).message}\n`);
+    }
+  };
+  const timer = setInterval(draw, tty ? 1_000 : 5_000);
+  return () => clearInterval(timer);
+}
+
+async function backfillProducts(stack: LocalStack, workload: Workload, io: RunIO): Promise<void> {
+  await workload.prefillProducts(200);
+  const url = stack.functions.backfill?.url;
+  if (!url) return;
+  const res = await fetch(`${url}/backfills`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ tables: [stack.schema.products.name], targets: ['replica'] }),
+  });
+  io.out.write(`backfill of ${stack.schema.products.name} requested: HTTP ${res.status}\n`);
+}
+
+/** Runs until the duration ends or `io.interrupted` resolves, then catches up and verifies. */
+export async function runLocal(stack: LocalStack, options: StartOptions, io: RunIO): Promise<number> {
+  const seed = options.seed ?? freshSeed();
+  const workload = options.workload ? stack.workload(seed) : null;
+  if (workload) io.out.write(`workload seed ${seed} (replay with --seed ${seed})\n`);
+  if (workload && options.backfill) await backfillProducts(stack, workload, io);
+  stack.startTicking(options.tickMs);
+  workload?.start(Math.max(1, Math.round(1000 / options.rate)));
+  const stopView = startView(stack, workload, io);
+  const duration =
+    options.durationSeconds === undefined
+      ? new Promise<void>(() => {})
+      : new Promise<void>((r) => setTimeout(r, (options.durationSeconds ?? 0) * 1000).unref());
+  await Promise.race([duration, io.interrupted]);
+  await workload?.stop();
+  const target = workload?.lastCommit ?? fromNanos(stack.emulators.spanner.admin.nowNs());
+  io.out.write(`catching up to ${target} ns…\n`);
+  const caughtUp = await stack.waitForCatchUp(target, options.catchUpTimeoutSeconds * 1000);
+  stopView();
+  await stack.stopTicking();
+  if (!caughtUp) io.out.write(`not caught up after ${options.catchUpTimeoutSeconds}s\n`);
+  const result = await stack.verify(workload?.journal);
+  io.out.write(`${formatVerdict(result)}\n`);
+  if (!result.equal && workload) io.out.write(`seed ${seed}\n`);
+  return result.equal && caughtUp ? 0 : 1;
+}

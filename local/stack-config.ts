@@ -1,0 +1,127 @@
+/**
+ * Names, function environment and the `sluice local ready {json}` line of the local stack. The functions
+ * get exactly what a deployment gives them (the configuration variables and the variables the Pulumi
+ * program adds) plus the endpoint overrides that point every client at an emulator.
+ */
+import type { Dialect } from '../shared/domain/change-record';
+import type { DemoSchema } from './demo-schema';
+import { tablesConfig } from './demo-schema';
+
+/** Fixed names of the local deployment. */
+export const LOCAL = {
+  projectId: 'sluice-local',
+  region: 'local',
+  instance: 'local',
+  database: 'demo',
+  dataset: 'sluice_demo',
+  bucket: 'sluice-local-ledger',
+  pipeline: 'sluice',
+  tasksServiceAccount: 'sluice-tasks@sluice-local.iam.gserviceaccount.com',
+} as const;
+
+/** Full name of one of the two queues. */
+export function queueName(role: 'reader' | 'backfill'): string {
+  return `projects/${LOCAL.projectId}/locations/${LOCAL.region}/queues/sluice-${role}`;
+}
+
+/** Full name of the demo database. */
+export function databaseName(): string {
+  return `projects/${LOCAL.projectId}/instances/${LOCAL.instance}/databases/${LOCAL.database}`;
+}
+
+/** Where everything listens, as the functions need it. */
+export interface StackEndpoints {
+  spannerHost: string;
+  gcsUrl: string;
+  tasksHost: string;
+  bigqueryRestUrl: string;
+  bigqueryWriteHost: string;
+  readerUrl: string;
+  backfillUrl: string;
+}
+
+/**
+ * The environment of every function process. Short windows, flushes and leases so a laptop run shows
+ * changes within seconds and recovers from a killed reader quickly; `overrides` win.
+ */
+export function functionEnvironment(
+  schema: DemoSchema,
+  mode: 'scheduled' | 'continuous',
+  e: StackEndpoints,
+  overrides: Record<string, string> = {},
+): Record<string, string> {
+  return {
+    METADATA_SERVER_DETECTION: 'none',
+    GOOGLE_CLOUD_PROJECT: LOCAL.projectId,
+    SLUICE_PROJECT: LOCAL.projectId,
+    SLUICE_PIPELINE: LOCAL.pipeline,
+    SLUICE_SPANNER_INSTANCE: LOCAL.instance,
+    SLUICE_SPANNER_DATABASE: LOCAL.database,
+    SLUICE_SPANNER_STREAM: schema.stream,
+    SLUICE_BIGQUERY_DATASET: LOCAL.dataset,
+    SLUICE_LEDGER_BUCKET: LOCAL.bucket,
+    SLUICE_TABLES: JSON.stringify(tablesConfig(schema)),
+    SLUICE_MODE: mode,
+    SLUICE_WINDOW_MAX_MS: '5000',
+    SLUICE_WINDOW_LONG_POLL_MS: '3000',
+    SLUICE_FLUSH_INTERVAL_MS: '200',
+    SLUICE_CHECKPOINT_INTERVAL_MS: '1000',
+    SLUICE_HEARTBEAT_MS: '1000',
+    SLUICE_LEASE_MS: '10000',
+    SLUICE_REGION: LOCAL.region,
+    SLUICE_READER_QUEUE: queueName('reader'),
+    SLUICE_BACKFILL_QUEUE: queueName('backfill'),
+    SLUICE_TASKS_SERVICE_ACCOUNT: LOCAL.tasksServiceAccount,
+    SLUICE_READER_URL: e.readerUrl,
+    SLUICE_BACKFILL_URL: e.backfillUrl,
+    SLUICE_DATA_BOOST: 'false',
+    SPANNER_EMULATOR_HOST: e.spannerHost,
+    SLUICE_GCS_ENDPOINT: e.gcsUrl,
+    SLUICE_TASKS_ENDPOINT: e.tasksHost,
+    SLUICE_BIGQUERY_REST_ENDPOINT: e.bigqueryRestUrl,
+    SLUICE_BIGQUERY_WRITE_ENDPOINT: e.bigqueryWriteHost,
+    ...overrides,
+  };
+}
+
+/** The JSON of the `sluice local ready` line (documented in docs/local.md). */
+export interface ReadyInfo {
+  spanner: { emulatorHost: string; projectId: string; instance: string; database: string; dialect: Dialect };
+  bigquery: { restEndpoint: string; writeEndpoint: string; projectId: string; dataset: string };
+  gcs: { endpoint: string; bucket: string };
+  tasks: { endpoint: string };
+  functions: { scheduler: string | null; reader: string | null; backfill: string | null };
+  tables: Array<{ source: string; replica: string | null; history: string | null }>;
+}
+
+/** Builds the ready info from the endpoints. */
+export function readyInfo(
+  schema: DemoSchema,
+  e: StackEndpoints,
+  functions: ReadyInfo['functions'],
+): ReadyInfo {
+  return {
+    spanner: {
+      emulatorHost: e.spannerHost,
+      projectId: LOCAL.projectId,
+      instance: LOCAL.instance,
+      database: LOCAL.database,
+      dialect: schema.dialect,
+    },
+    bigquery: {
+      restEndpoint: e.bigqueryRestUrl,
+      writeEndpoint: e.bigqueryWriteHost,
+      projectId: LOCAL.projectId,
+      dataset: LOCAL.dataset,
+    },
+    gcs: { endpoint: e.gcsUrl, bucket: LOCAL.bucket },
+    tasks: { endpoint: e.tasksHost },
+    functions,
+    tables: schema.tables.map((t) => ({ source: t.name, replica: t.replica, history: t.history })),
+  };
+}
+
+/** The one line scripts wait for. */
+export function readyLine(info: ReadyInfo): string {
+  return `sluice local ready ${JSON.stringify(info)}`;
+}

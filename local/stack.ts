@@ -1,0 +1,254 @@
+/**
+ * `startLocalStack(options)`: the whole pipeline on loopback — four emulators in-process, the three
+ * functions each in its own functions-framework process, the demo database with its change stream, the
+ * ledger bucket, the queues and the dataset — with every handle exposed so the CLI, the end-to-end suite
+ * and the benchmarks drive the same stack: emulator admin handles for faults, function processes that can
+ * be killed and restarted, scheduler ticks on demand or on an interval, a seeded workload, the ledger's
+ * progress, and the verifier returning a diff.
+ */
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import type { Database, Spanner } from '@google-cloud/spanner';
+import type { Dialect } from '../shared/domain/change-record';
+import type { Timestamp } from '../shared/domain/timestamp';
+import { emulatorClient } from '../test/emulators/spanner/client';
+import { type DemoSchema, demoSchema } from './demo-schema';
+import { type EmulatorPorts, type LocalEmulators, startEmulators } from './emulators';
+import { type FunctionLogLine, type FunctionName, FunctionProcess } from './function-process';
+import { type PipelineProgress, readProgress } from './ledger-view';
+import { Random } from './random';
+import {
+  databaseName,
+  functionEnvironment,
+  LOCAL,
+  queueName,
+  type ReadyInfo,
+  readyInfo,
+  type StackEndpoints,
+} from './stack-config';
+import { type VerifyResult, verify } from './verifier';
+import { type CommittedMod, Workload } from './workload';
+
+/** Options of {@link startLocalStack}; every one has a laptop-friendly default. */
+export interface LocalStackOptions {
+  dialect?: Dialect;
+  mode?: 'scheduled' | 'continuous';
+  /** Emulator and function ports (absent or 0: free ports). */
+  ports?: EmulatorPorts & Partial<Record<FunctionName, number>>;
+  /** Change-stream partitions of the demo stream (default 2). */
+  initialPartitions?: number;
+  /** Partition churn interval in ms (default 4000; 0: only through the admin handle). */
+  churnMs?: number;
+  /** Start the three function processes (default true). */
+  functions?: boolean;
+  /** Extra or overriding environment variables of the functions. */
+  functionEnv?: Record<string, string>;
+  /** Called with every log line of every function. */
+  onFunctionLog?: (line: FunctionLogLine) => void;
+}
+
+/** A running local stack. */
+export interface LocalStack {
+  ready: ReadyInfo;
+  schema: DemoSchema;
+  emulators: LocalEmulators;
+  /** Official Spanner client and the demo database on the emulator. */
+  spanner: Spanner;
+  database: Database;
+  /** Function processes (absent when started with `functions: false`). */
+  functions: Partial<Record<FunctionName, FunctionProcess>>;
+  /** Structured error lines of the functions seen so far (ERROR and worse), most recent last. */
+  errors: FunctionLogLine[];
+  /** A seeded workload on the demo database (not started). */
+  workload(seed: number): Workload;
+  /** One scheduler tick: `POST /` on the scheduler function, as Cloud Scheduler does. */
+  tick(): Promise<{ status: number; body: unknown }>;
+  /** Ticks every `intervalMs` until {@link stopTicking}; failed ticks are counted in `tickFailures`. */
+  startTicking(intervalMs: number): void;
+  stopTicking(): Promise<void>;
+  tickFailures: number;
+  /** Partition states and the watermark, from the ledger. */
+  progress(): PipelineProgress;
+  /** Resolves true once the watermark is at or past `target`, false after `timeoutMs`. */
+  waitForCatchUp(target: Timestamp, timeoutMs: number): Promise<boolean>;
+  /** Compares every configured BigQuery table with Spanner (history against `journal` when given). */
+  verify(journal?: CommittedMod[]): Promise<VerifyResult>;
+  /** Stops ticking, the functions, the client and the emulators. */
+  stop(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function createDemoDatabase(emulators: LocalEmulators, schema: DemoSchema, spanner: Spanner) {
+  emulators.spanner.admin.createDatabase(databaseName(), schema.dialect);
+  const database = spanner.instance(LOCAL.instance).database(LOCAL.database);
+  const [operation] = await database.updateSchema(schema.ddl);
+  await operation.promise();
+  await emulators.bigquery.bigquery().createDataset(LOCAL.dataset);
+  return database;
+}
+
+async function functionPorts(ports: LocalStackOptions['ports']): Promise<Record<FunctionName, number>> {
+  return {
+    scheduler: ports?.scheduler || (await freePort()),
+    reader: ports?.reader || (await freePort()),
+    backfill: ports?.backfill || (await freePort()),
+  };
+}
+
+function endpointsOf(emulators: LocalEmulators, ports: Record<FunctionName, number>): StackEndpoints {
+  return {
+    spannerHost: emulators.spanner.address,
+    gcsUrl: emulators.gcs.url,
+    tasksHost: emulators.tasks.address,
+    bigqueryRestUrl: emulators.bigquery.restUrl,
+    bigqueryWriteHost: emulators.bigquery.grpcAddress,
+    readerUrl: `http://127.0.0.1:${ports.reader}`,
+    backfillUrl: `http://127.0.0.1:${ports.backfill}`,
+  };
+}
+
+async function postJson(url: string, body: unknown): Promise<{ status: number; body: unknown }> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(60_000),
+  });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    // Not JSON: keep the text.
+  }
+  return { status: res.status, body: parsed };
+}
+
+/** Starts the local stack. */
+export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
+  const schema = demoSchema(options.dialect ?? 'GOOGLE_STANDARD_SQL');
+  const emulators = await startEmulators({
+    projectId: LOCAL.projectId,
+    ports: options.ports ?? {},
+    bucket: LOCAL.bucket,
+    queues: [queueName('reader'), queueName('backfill')],
+    initialPartitions: options.initialPartitions ?? 2,
+    churnMs: options.churnMs ?? 4_000,
+  });
+  const spanner = emulatorClient(emulators.spanner, LOCAL.projectId);
+  const functions: Partial<Record<FunctionName, FunctionProcess>> = {};
+  try {
+    const database = await createDemoDatabase(emulators, schema, spanner);
+    const ports = await functionPorts(options.ports);
+    const endpoints = endpointsOf(emulators, ports);
+    const env = functionEnvironment(schema, options.mode ?? 'scheduled', endpoints, options.functionEnv);
+    const errors: FunctionLogLine[] = [];
+    const onLine = (line: FunctionLogLine) => {
+      if (['ERROR', 'CRITICAL', 'ALERT', 'EMERGENCY'].includes(line.severity)) errors.push(line);
+      if (errors.length > 200) errors.shift();
+      options.onFunctionLog?.(line);
+    };
+    if (options.functions !== false) {
+      const root = join(__dirname, '..');
+      for (const name of ['scheduler', 'reader', 'backfill'] as const) {
+        functions[name] = new FunctionProcess(name, ports[name], env, onLine, root);
+      }
+      await Promise.all(Object.values(functions).map((f) => f.start()));
+    }
+    const urls = {
+      scheduler: functions.scheduler?.url ?? null,
+      reader: functions.reader?.url ?? null,
+      backfill: functions.backfill?.url ?? null,
+    };
+    return assemble(
+      { schema, emulators, spanner, database, functions, errors },
+      readyInfo(schema, endpoints, urls),
+    );
+  } catch (err) {
+    await Promise.all(Object.values(functions).map((f) => f.stop()));
+    spanner.close();
+    await emulators.stop();
+    throw err;
+  }
+}
+
+interface Parts {
+  schema: DemoSchema;
+  emulators: LocalEmulators;
+  spanner: Spanner;
+  database: Database;
+  functions: Partial<Record<FunctionName, FunctionProcess>>;
+  errors: FunctionLogLine[];
+}
+
+function assemble(p: Parts, ready: ReadyInfo): LocalStack {
+  let ticker: { stop: boolean; done: Promise<void> } | null = null;
+  const stack: LocalStack = {
+    ...p,
+    ready,
+    tickFailures: 0,
+    workload: (seed) => new Workload(p.database, p.schema, new Random(seed)),
+    async tick() {
+      const url = p.functions.scheduler?.url;
+      if (!url) throw new Error('the scheduler function is not running');
+      return postJson(url, {});
+    },
+    startTicking(intervalMs) {
+      if (ticker) return;
+      const t = { stop: false, done: Promise.resolve() };
+      t.done = (async () => {
+        while (!t.stop) {
+          const answer = await stack.tick().catch(() => ({ status: 0, body: undefined }));
+          if (answer.status < 200 || answer.status >= 300) stack.tickFailures++;
+          for (let waited = 0; waited < intervalMs && !t.stop; waited += 100) {
+            await new Promise((r) => setTimeout(r, 100));
+          }
+        }
+      })();
+      ticker = t;
+    },
+    async stopTicking() {
+      if (!ticker) return;
+      ticker.stop = true;
+      await ticker.done;
+      ticker = null;
+    },
+    progress: () => readProgress(p.emulators.gcs.admin, LOCAL.bucket, LOCAL.pipeline),
+    async waitForCatchUp(target, timeoutMs) {
+      const deadline = Date.now() + timeoutMs;
+      while (Date.now() < deadline) {
+        const w = stack.progress().watermark;
+        if (w !== null && w >= target) return true;
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      return false;
+    },
+    verify: (journal) =>
+      verify({
+        database: p.database,
+        tables: p.schema.tables,
+        dataset: LOCAL.dataset,
+        bigqueryRows: (d, t) => p.emulators.bigquery.admin.tableRows(d, t) as Array<Record<string, unknown>>,
+        journal,
+      }),
+    async stop() {
+      await stack.stopTicking();
+      await Promise.all(Object.values(p.functions).map((f) => f.stop()));
+      await p.database.close();
+      p.spanner.close();
+      await p.emulators.stop();
+    },
+  };
+  return stack;
+}

@@ -1,0 +1,226 @@
+/**
+ * "BigQuery equals Spanner": every replica table row for row against a strong read of its source table,
+ * and every mod the workload committed present in the history table. Returns a diff rather than throwing,
+ * so the CLI prints it and the end-to-end suite asserts on it.
+ */
+import type { Database } from '@google-cloud/spanner';
+import { canonicalJson, canonicalValue } from './canonical';
+import type { DemoTable } from './demo-schema';
+import type { CommittedMod } from './workload';
+
+/** Rows of one BigQuery table as stored (the emulator's applied state), or an error when it is missing. */
+export type BigQueryRows = (dataset: string, table: string) => Array<Record<string, unknown>>;
+
+/** A replica row that differs from its source row. */
+export interface RowDifference {
+  key: string;
+  column: string;
+  spanner: string | null;
+  bigquery: string | null;
+}
+
+/** The comparison of one replica table. At most `limit` examples of each kind are kept; counts are exact. */
+export interface ReplicaReport {
+  source: string;
+  replica: string;
+  spannerRows: number;
+  bigqueryRows: number;
+  missing: { count: number; keys: string[] };
+  extra: { count: number; keys: string[] };
+  different: { count: number; examples: RowDifference[] };
+  error?: string;
+}
+
+/** The comparison of one history table with the mods the workload committed. */
+export interface HistoryReport {
+  source: string;
+  history: string;
+  expectedMods: number;
+  historyRows: number;
+  missing: { count: number; examples: string[] };
+  error?: string;
+}
+
+/** The verdict: equal only when every report is clean. */
+export interface VerifyResult {
+  equal: boolean;
+  replicas: ReplicaReport[];
+  histories: HistoryReport[];
+}
+
+/** What the verifier reads. */
+export interface VerifyInput {
+  database: Database;
+  tables: DemoTable[];
+  dataset: string;
+  bigqueryRows: BigQueryRows;
+  /** Mods committed by the workload; history tables are checked against them (none: not checked). */
+  journal?: CommittedMod[];
+  /** Examples kept per kind of difference (default 10). */
+  limit?: number;
+}
+
+type CanonicalRow = Map<string, string | null>;
+
+function canonicalRows(table: DemoTable, rows: Array<Record<string, unknown>>): Map<string, CanonicalRow> {
+  const out = new Map<string, CanonicalRow>();
+  for (const row of rows) {
+    const cells: CanonicalRow = new Map(
+      table.columns.map((c) => [c.name, canonicalValue(c.kind, row[c.name])]),
+    );
+    out.set(JSON.stringify(table.key.map((k) => cells.get(k))), cells);
+  }
+  return out;
+}
+
+async function spannerRows(database: Database, table: DemoTable): Promise<Array<Record<string, unknown>>> {
+  const [rows] = await database.run({ sql: `SELECT * FROM ${table.name}`, json: true });
+  return rows as Array<Record<string, unknown>>;
+}
+
+function compareRows(
+  table: DemoTable,
+  source: Map<string, CanonicalRow>,
+  replica: Map<string, CanonicalRow>,
+  report: ReplicaReport,
+  limit: number,
+): void {
+  for (const [key, row] of source) {
+    const other = replica.get(key);
+    if (!other) {
+      report.missing.count++;
+      if (report.missing.keys.length < limit) report.missing.keys.push(key);
+      continue;
+    }
+    for (const c of table.columns) {
+      if (row.get(c.name) === other.get(c.name)) continue;
+      report.different.count++;
+      if (report.different.examples.length < limit) {
+        report.different.examples.push({
+          key,
+          column: c.name,
+          spanner: row.get(c.name) ?? null,
+          bigquery: other.get(c.name) ?? null,
+        });
+      }
+    }
+  }
+  for (const key of replica.keys()) {
+    if (source.has(key)) continue;
+    report.extra.count++;
+    if (report.extra.keys.length < limit) report.extra.keys.push(key);
+  }
+}
+
+async function verifyReplica(input: VerifyInput, table: DemoTable, replica: string): Promise<ReplicaReport> {
+  const limit = input.limit ?? 10;
+  const report: ReplicaReport = {
+    source: table.name,
+    replica,
+    spannerRows: 0,
+    bigqueryRows: 0,
+    missing: { count: 0, keys: [] },
+    extra: { count: 0, keys: [] },
+    different: { count: 0, examples: [] },
+  };
+  const source = canonicalRows(table, await spannerRows(input.database, table));
+  report.spannerRows = source.size;
+  let target: Map<string, CanonicalRow>;
+  try {
+    target = canonicalRows(table, input.bigqueryRows(input.dataset, replica));
+  } catch (err) {
+    report.error = `cannot read ${input.dataset}.${replica}: ${(err as Error).message}`;
+    return report;
+  }
+  report.bigqueryRows = target.size;
+  compareRows(table, source, target, report, limit);
+  return report;
+}
+
+/** Identity of a mod for the comparison: table, keys, mod type and exact commit timestamp. */
+export function modIdentity(
+  table: string,
+  keys: Record<string, unknown>,
+  modType: string,
+  commit: string,
+): string {
+  const k = Object.fromEntries(Object.entries(keys).map(([n, v]) => [n, v === null ? null : String(v)]));
+  return `${table} ${modType} ${commit} ${canonicalJson(k)}`;
+}
+
+function verifyHistory(
+  input: VerifyInput,
+  table: DemoTable,
+  history: string,
+  journal: CommittedMod[],
+): HistoryReport {
+  const limit = input.limit ?? 10;
+  const expected = journal.filter((m) => m.table === table.name);
+  const report: HistoryReport = {
+    source: table.name,
+    history,
+    expectedMods: expected.length,
+    historyRows: 0,
+    missing: { count: 0, examples: [] },
+  };
+  const seen = new Set<string>();
+  try {
+    const rows = input.bigqueryRows(input.dataset, history);
+    report.historyRows = rows.length;
+    for (const r of rows) {
+      const keys = JSON.parse(String(r.keys)) as Record<string, unknown>;
+      seen.add(modIdentity(String(r.table_name), keys, String(r.mod_type), String(r.commit_timestamp_ns)));
+    }
+  } catch (err) {
+    report.error = `cannot read ${input.dataset}.${history}: ${(err as Error).message}`;
+  }
+  for (const m of expected) {
+    const id = modIdentity(m.table, m.keys, m.modType, m.commitTimestamp);
+    if (seen.has(id)) continue;
+    report.missing.count++;
+    if (report.missing.examples.length < limit) report.missing.examples.push(id);
+  }
+  return report;
+}
+
+/** Compares every configured BigQuery table with Spanner. */
+export async function verify(input: VerifyInput): Promise<VerifyResult> {
+  const replicas: ReplicaReport[] = [];
+  const histories: HistoryReport[] = [];
+  for (const t of input.tables) {
+    if (t.replica) replicas.push(await verifyReplica(input, t, t.replica));
+    if (t.history && input.journal) histories.push(verifyHistory(input, t, t.history, input.journal));
+  }
+  const clean = (r: { error?: string; missing: { count: number } }) => !r.error && r.missing.count === 0;
+  const equal =
+    replicas.every((r) => clean(r) && r.extra.count === 0 && r.different.count === 0) &&
+    histories.every(clean);
+  return { equal, replicas, histories };
+}
+
+/** A few lines a person can read: one per table, then the first differences. */
+export function formatVerdict(result: VerifyResult): string {
+  const lines = [
+    result.equal ? 'verdict: BigQuery equals Spanner' : 'verdict: BigQuery DIFFERS from Spanner',
+  ];
+  for (const r of result.replicas) {
+    lines.push(
+      `  ${r.source} → ${r.replica}: ${r.spannerRows} rows in Spanner, ${r.bigqueryRows} in BigQuery; ` +
+        `missing ${r.missing.count}, extra ${r.extra.count}, different cells ${r.different.count}` +
+        (r.error ? `; ${r.error}` : ''),
+    );
+    for (const k of r.missing.keys.slice(0, 3)) lines.push(`    missing ${k}`);
+    for (const k of r.extra.keys.slice(0, 3)) lines.push(`    extra ${k}`);
+    for (const d of r.different.examples.slice(0, 3)) {
+      lines.push(`    ${d.key}.${d.column}: Spanner ${d.spanner} ≠ BigQuery ${d.bigquery}`);
+    }
+  }
+  for (const h of result.histories) {
+    lines.push(
+      `  ${h.source} → ${h.history}: ${h.expectedMods} mods committed, ${h.historyRows} history rows; ` +
+        `missing ${h.missing.count}${h.error ? `; ${h.error}` : ''}`,
+    );
+    for (const m of h.missing.examples.slice(0, 3)) lines.push(`    missing mod ${m}`);
+  }
+  return lines.join('\n');
+}

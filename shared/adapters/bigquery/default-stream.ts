@@ -1,0 +1,148 @@
+/**
+ * Appends JSON rows to a table's `_default` stream through the managed writer, one connection per table
+ * reused across calls. Requests on one connection are sent one at a time: a schema-update notice makes the
+ * client reconnect, and a write in flight on the old connection would never be answered.
+ */
+import { adapt, managedwriter, protos } from '@google-cloud/bigquery-storage';
+import type { WriterValue } from '../../domain/value-mapping';
+import { appendFailure, deadlineExceeded } from './append-errors';
+import { splitRequests } from './request-split';
+
+type TableSchema = protos.google.cloud.bigquery.storage.v1.ITableSchema;
+type Descriptor = protos.google.protobuf.IDescriptorProto;
+
+/** A row for the JSON writer. */
+export type JsonRow = Record<string, WriterValue>;
+
+/** Limits of {@link DefaultStreamWriters}. */
+export interface AppendLimits {
+  /** Budget per AppendRows request, measured as JSON text (BigQuery's limit is on the encoded request). */
+  maxRequestBytes: number;
+  /** Longest wait for one acknowledgement; a dropped stream can otherwise leave a write unanswered. */
+  ackTimeoutMs: number;
+}
+
+/** Defaults: well under the 10 MB the npm proto documents (BigQuery now documents 20 MB). */
+export const DEFAULT_APPEND_LIMITS: AppendLimits = { maxRequestBytes: 8 * 1024 * 1024, ackTimeoutMs: 60_000 };
+
+interface Open {
+  writer: managedwriter.JSONWriter;
+  /** Set by the connection-error listener: the connection is re-established on the next write. */
+  broken: boolean;
+}
+
+/** Open `_default` connections of one sink instance, keyed by table path. */
+export class DefaultStreamWriters {
+  private readonly open = new Map<string, Open>();
+  private readonly queues = new Map<string, Promise<unknown>>();
+
+  /**
+   * @param cdc whether rows carry `_CHANGE_TYPE` / `_CHANGE_SEQUENCE_NUMBER` (kept in the descriptor,
+   *   also after a schema update — the JSON writer's own handler would drop them).
+   */
+  constructor(
+    private readonly client: managedwriter.WriterClient,
+    private readonly cdc: boolean,
+    private readonly limits: AppendLimits = DEFAULT_APPEND_LIMITS,
+  ) {}
+
+  /**
+   * Appends `rows` to `tablePath` (`projects/p/datasets/d/tables/t`); resolves when every request was
+   * acknowledged without error. Rejects with the client's error, or with the in-band status as an error
+   * carrying its gRPC `code` and `rowErrors`. Calls on one table run one after another.
+   */
+  append(tablePath: string, rows: JsonRow[]): Promise<void> {
+    const previous = this.queues.get(tablePath) ?? Promise.resolve();
+    const next = previous.catch(() => undefined).then(() => this.appendNow(tablePath, rows));
+    this.queues.set(tablePath, next);
+    return next;
+  }
+
+  /**
+   * After the table's schema changed: the next append opens a connection with the current schema. Queued
+   * behind appends in flight, which closing their connection would leave unanswered.
+   */
+  invalidate(tablePath: string): Promise<void> {
+    const previous = this.queues.get(tablePath) ?? Promise.resolve();
+    const next = previous.catch(() => undefined).then(() => this.reset(tablePath));
+    this.queues.set(tablePath, next);
+    return next;
+  }
+
+  private reset(tablePath: string): void {
+    const o = this.open.get(tablePath);
+    this.open.delete(tablePath);
+    o?.writer.close();
+  }
+
+  /** Closes every connection (call when no append is in flight). */
+  close(): void {
+    for (const path of [...this.open.keys()]) this.reset(path);
+  }
+
+  private async appendNow(tablePath: string, rows: JsonRow[]): Promise<void> {
+    if (rows.length === 0) return;
+    const o = await this.connection(tablePath);
+    try {
+      for (const request of splitRequests(rows, this.limits.maxRequestBytes)) {
+        const response = await this.withDeadline(o.writer.appendRows(request).getResult());
+        const failure = appendFailure(response);
+        if (failure) throw failure;
+      }
+    } catch (err) {
+      // Whatever state the connection is in, a fresh one is the safe start for the re-sent batch.
+      this.reset(tablePath);
+      throw err;
+    }
+  }
+
+  private async withDeadline<T>(result: Promise<T>): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(deadlineExceeded(this.limits.ackTimeoutMs)), this.limits.ackTimeoutMs);
+    });
+    try {
+      return await Promise.race([result, deadline]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async connection(tablePath: string): Promise<Open> {
+    const current = this.open.get(tablePath);
+    if (current && !current.broken) return current;
+    if (current) this.reset(tablePath);
+    const stream = await this.client.getWriteStream({
+      streamId: `${tablePath}/streams/_default`,
+      view: protos.google.cloud.bigquery.storage.v1.WriteStreamView.FULL,
+    });
+    const connection = await this.client.createStreamConnection({
+      streamId: managedwriter.DefaultStream,
+      destinationTable: tablePath,
+    });
+    const writer = new managedwriter.JSONWriter({
+      connection,
+      protoDescriptor: this.descriptor(stream.tableSchema ?? {}),
+    });
+    const o: Open = { writer, broken: false };
+    // Without an error listener the client throws non-retryable stream errors as uncaught exceptions.
+    connection.onConnectionError(() => {
+      o.broken = true;
+    });
+    // Registered after the JSON writer's own listener, so this descriptor (with the CDC fields) wins.
+    connection.onSchemaUpdated((schema) => writer.setProtoDescriptor(this.descriptor(schema)));
+    this.open.set(tablePath, o);
+    return o;
+  }
+
+  private descriptor(schema: TableSchema): Descriptor {
+    return this.cdc
+      ? adapt.convertStorageSchemaToProto2Descriptor(
+          schema,
+          'root',
+          adapt.withChangeType(),
+          adapt.withChangeSequenceNumber(),
+        )
+      : adapt.convertStorageSchemaToProto2Descriptor(schema, 'root');
+  }
+}

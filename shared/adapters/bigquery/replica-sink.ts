@@ -1,0 +1,99 @@
+/**
+ * The replica sink on BigQuery: a table per source table with a primary key (NOT ENFORCED) for CDC, written
+ * as UPSERT / DELETE rows with `_CHANGE_SEQUENCE_NUMBER` on the `_default` stream (DESIGN §5).
+ */
+import type { BigQuery, TableMetadata } from '@google-cloud/bigquery';
+import type { managedwriter } from '@google-cloud/bigquery-storage';
+import { type BigQueryField, replicaTableSchema } from '../../domain/bigquery-schema';
+import type { TableSchema } from '../../domain/information-schema';
+import { type ReplicaDelete, type ReplicaUpsert, replicaWriterRow } from '../../domain/replica-rows';
+import type { ReplicaSink } from '../../ports/sinks';
+import { type AppendLimits, DEFAULT_APPEND_LIMITS, DefaultStreamWriters } from './default-stream';
+import { replicatedColumns } from './replicated-columns';
+import { addFields, createTable, type DatasetRef, missingFields, readFields, tablePath } from './table-admin';
+
+/** The official clients a BigQuery sink uses. */
+export interface SinkClients {
+  bigquery: BigQuery;
+  writer: managedwriter.WriterClient;
+}
+
+/** Options of {@link BigQueryReplicaSink}. */
+export interface ReplicaSinkOptions extends DatasetRef {
+  /** `max_staleness` of created tables as a REST interval string, e.g. `0-0 0 0:10:0`. */
+  maxStaleness?: string;
+  limits?: Partial<AppendLimits>;
+}
+
+const CLUSTERABLE = new Set(['STRING', 'INT64', 'NUMERIC', 'BIGNUMERIC', 'BOOL', 'DATE', 'TIMESTAMP']);
+
+/** Clustering on the leading key columns BigQuery can cluster by (at most four), for lookups by key. */
+function keyClustering(fields: BigQueryField[], primaryKey: string[]): string[] {
+  const out: string[] = [];
+  for (const name of primaryKey.slice(0, 4)) {
+    const field = fields.find((f) => f.name === name);
+    if (!field || field.mode === 'REPEATED' || !CLUSTERABLE.has(field.type)) break;
+    out.push(name);
+  }
+  return out;
+}
+
+/** {@link ReplicaSink} on BigQuery CDC. */
+export class BigQueryReplicaSink implements ReplicaSink {
+  /** Per destination, the schema last ensured by this instance: a repeated call costs nothing. */
+  private readonly ensured = new Map<string, string>();
+  private readonly writers: DefaultStreamWriters;
+
+  constructor(
+    private readonly clients: SinkClients,
+    private readonly options: ReplicaSinkOptions,
+  ) {
+    this.writers = new DefaultStreamWriters(clients.writer, true, {
+      ...DEFAULT_APPEND_LIMITS,
+      ...options.limits,
+    });
+  }
+
+  async ensureTable(destination: string, source: TableSchema, watched: 'all' | string[]): Promise<void> {
+    const schema = replicaTableSchema({
+      name: source.name,
+      columns: replicatedColumns(source, watched),
+      primaryKey: source.primaryKey,
+    });
+    const signature = JSON.stringify(schema);
+    if (this.ensured.get(destination) === signature) return;
+    const table = this.clients.bigquery
+      .dataset(this.options.dataset, { projectId: this.options.projectId })
+      .table(destination);
+    let existing = await readFields(table);
+    if (existing === undefined) {
+      await createTable(this.clients.bigquery, this.options, destination, this.metadata(schema));
+      existing = (await readFields(table)) ?? [];
+    }
+    const added = missingFields(existing, schema.fields, destination);
+    if (added.length > 0) {
+      await addFields(table, existing, added);
+      await this.writers.invalidate(tablePath(this.options, destination));
+    }
+    this.ensured.set(destination, signature);
+  }
+
+  async write(destination: string, changes: Array<ReplicaUpsert | ReplicaDelete>): Promise<void> {
+    await this.writers.append(tablePath(this.options, destination), changes.map(replicaWriterRow));
+  }
+
+  /** Closes the Storage Write connections (the clients stay open: they belong to the caller). */
+  close(): void {
+    this.writers.close();
+  }
+
+  private metadata(schema: { fields: BigQueryField[]; primaryKey: string[] }): TableMetadata {
+    const clustering = keyClustering(schema.fields, schema.primaryKey);
+    return {
+      schema: { fields: schema.fields },
+      tableConstraints: { primaryKey: { columns: schema.primaryKey } },
+      ...(clustering.length > 0 ? { clustering: { fields: clustering } } : {}),
+      ...(this.options.maxStaleness ? { maxStaleness: this.options.maxStaleness } : {}),
+    };
+  }
+}

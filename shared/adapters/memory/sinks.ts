@@ -1,0 +1,163 @@
+/**
+ * In-memory sinks with BigQuery's semantics, for unit tests: the replica keeps, per primary key, the change
+ * with the highest `_CHANGE_SEQUENCE_NUMBER` (ties go to the later write; deletes are remembered, so an older
+ * late upsert loses); history keeps every row and offers the dedup view's result; completeness is keyed by
+ * source table.
+ */
+import { type BigQueryField, replicaTableSchema } from '../../domain/bigquery-schema';
+import { compareChangeSequenceNumbers } from '../../domain/cdc-sequence';
+import type { HistoryRow } from '../../domain/history-rows';
+import type { TableSchema } from '../../domain/information-schema';
+import type { ReplicaDelete, ReplicaUpsert } from '../../domain/replica-rows';
+import type { Timestamp } from '../../domain/timestamp';
+import type { WriterValue } from '../../domain/value-mapping';
+import type { CompletenessSink, HistorySink, ReplicaSink } from '../../ports/sinks';
+import { replicatedColumns } from '../bigquery/replicated-columns';
+
+type Row = Record<string, WriterValue>;
+
+interface ReplicaTable {
+  fields: BigQueryField[];
+  primaryKey: string[];
+  /** Per key: the winning change (a tombstone for a delete). */
+  entries: Map<string, { sequence: string; deleted: boolean; row: Row }>;
+}
+
+/** Shared by the in-memory sinks: the next write fails with `error` (fault injection for tests). */
+class Faults {
+  private pending: unknown[] = [];
+  failNext(error: unknown): void {
+    this.pending.push(error);
+  }
+  check(): void {
+    if (this.pending.length > 0) throw this.pending.shift();
+  }
+}
+
+/** In-memory {@link ReplicaSink}. */
+export class MemoryReplicaSink implements ReplicaSink {
+  private readonly tables = new Map<string, ReplicaTable>();
+  private readonly faults = new Faults();
+  /** Counts of calls, for tests. */
+  readonly calls = { ensureTable: 0, write: 0 };
+
+  async ensureTable(destination: string, source: TableSchema, watched: 'all' | string[]): Promise<void> {
+    this.calls.ensureTable++;
+    const schema = replicaTableSchema({
+      name: source.name,
+      columns: replicatedColumns(source, watched),
+      primaryKey: source.primaryKey,
+    });
+    const table = this.tables.get(destination);
+    if (!table) {
+      this.tables.set(destination, { ...schema, entries: new Map() });
+      return;
+    }
+    for (const field of schema.fields) {
+      if (!table.fields.some((f) => f.name === field.name)) {
+        table.fields.push({ ...field, mode: field.mode === 'REPEATED' ? 'REPEATED' : 'NULLABLE' });
+      }
+    }
+  }
+
+  async write(destination: string, changes: Array<ReplicaUpsert | ReplicaDelete>): Promise<void> {
+    this.calls.write++;
+    this.faults.check();
+    const table = this.tables.get(destination);
+    if (!table) throw Object.assign(new Error(`table ${destination} not found`), { code: 5 });
+    for (const change of changes) {
+      const key = JSON.stringify(table.primaryKey.map((k) => change.row[k] ?? null));
+      const current = table.entries.get(key);
+      if (current && compareChangeSequenceNumbers(change.sequence, current.sequence) < 0) continue;
+      table.entries.set(key, {
+        sequence: change.sequence,
+        deleted: change.kind === 'delete',
+        row: change.row,
+      });
+    }
+  }
+
+  /** The next write rejects with `error`. */
+  failNextWrite(error: unknown): void {
+    this.faults.failNext(error);
+  }
+
+  /** Whether the table exists, and its fields and key. */
+  table(destination: string): { fields: BigQueryField[]; primaryKey: string[] } | undefined {
+    const t = this.tables.get(destination);
+    return t && { fields: t.fields.map((f) => ({ ...f })), primaryKey: [...t.primaryKey] };
+  }
+
+  /** Current rows (deleted keys omitted), every field present (NULL, or empty for REPEATED, when missing). */
+  rows(destination: string): Row[] {
+    const t = this.tables.get(destination);
+    if (!t) return [];
+    return [...t.entries.values()]
+      .filter((e) => !e.deleted)
+      .map((e) =>
+        Object.fromEntries(
+          t.fields.map((f) => [f.name, e.row[f.name] ?? (f.mode === 'REPEATED' ? [] : null)]),
+        ),
+      );
+  }
+}
+
+/** In-memory {@link HistorySink}: keeps every appended row, as BigQuery's raw table would. */
+export class MemoryHistorySink implements HistorySink {
+  private readonly tables = new Map<string, HistoryRow[]>();
+  private readonly faults = new Faults();
+  /** Batch keys of every append, in order. */
+  readonly batches: string[] = [];
+
+  async ensureTable(destination: string): Promise<void> {
+    if (!this.tables.has(destination)) this.tables.set(destination, []);
+  }
+
+  async append(destination: string, rows: HistoryRow[], batchKey: string): Promise<void> {
+    this.faults.check();
+    const table = this.tables.get(destination);
+    if (!table) throw Object.assign(new Error(`table ${destination} not found`), { code: 5 });
+    this.batches.push(batchKey);
+    table.push(...rows.map((r) => ({ ...r })));
+  }
+
+  /** The next append rejects with `error`. */
+  failNextAppend(error: unknown): void {
+    this.faults.failNext(error);
+  }
+
+  /** Every row of the raw table, duplicates included. */
+  rawRows(destination: string): HistoryRow[] {
+    return [...(this.tables.get(destination) ?? [])];
+  }
+
+  /** What the dedup view shows: one row per `change_id` (the earliest written). */
+  dedupRows(destination: string): HistoryRow[] {
+    const seen = new Set<string>();
+    return this.rawRows(destination).filter((r) => !seen.has(r.change_id) && seen.add(r.change_id));
+  }
+}
+
+/** One row of the completeness table. */
+export interface CompletenessRecord {
+  sourceTable: string;
+  destination: string;
+  watermark: Timestamp;
+}
+
+/** In-memory {@link CompletenessSink}: the highest watermark per source table (a late older one loses). */
+export class MemoryCompletenessSink implements CompletenessSink {
+  private readonly entries = new Map<string, CompletenessRecord>();
+
+  async record(entries: CompletenessRecord[]): Promise<void> {
+    for (const e of entries) {
+      const current = this.entries.get(e.sourceTable);
+      if (!current || current.watermark <= e.watermark) this.entries.set(e.sourceTable, { ...e });
+    }
+  }
+
+  /** The rows, by source table. */
+  rows(): CompletenessRecord[] {
+    return [...this.entries.values()].sort((a, b) => a.sourceTable.localeCompare(b.sourceTable));
+  }
+}

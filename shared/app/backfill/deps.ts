@@ -1,0 +1,32 @@
+/** What the backfill use cases need, as ports (no Google client here). */
+import type { PipelineConfig } from '../../domain/config';
+import type { Logger } from '../../domain/log';
+import type { Timestamp } from '../../domain/timestamp';
+import type { ObjectStore } from '../../ports/object-store';
+import type { HistorySink, ReplicaSink } from '../../ports/sinks';
+import type { SnapshotSource } from '../../ports/snapshot-source';
+import type { SpannerCatalog } from '../../ports/spanner-catalog';
+import type { TaskQueue } from '../../ports/task-queue';
+
+/** Dependencies of every backfill use case. */
+export interface BackfillDeps {
+  config: Pick<PipelineConfig, 'pipeline' | 'tables' | 'spanner'>;
+  /** The ledger bucket. */
+  store: ObjectStore;
+  queue: TaskQueue;
+  snapshots: SnapshotSource;
+  catalog: Pick<SpannerCatalog, 'dialect' | 'streamScope' | 'tableSchema'>;
+  replica: ReplicaSink;
+  history: HistorySink;
+  /** URL of the worker route (`…/backfills/tasks`) that Cloud Tasks calls. */
+  workerUrl: string;
+  /** Wall clock as a nanosecond timestamp. */
+  now: () => Timestamp;
+  /** A fresh job id (`[A-Za-z0-9_-]`); random in production, scripted in tests. */
+  newId: () => string;
+  log: Logger;
+  /** Data Boost when a request does not say (`SLUICE_DATA_BOOST`). */
+  dataBoostDefault?: boolean;
+  /** Rows per sink write (default 500). */
+  batchRows?: number;
+}

@@ -1,0 +1,130 @@
+/**
+ * Backfill job objects in the ledger bucket, through the object-store port: the job (compare-and-swap),
+ * its partitions (written once) and create-only done markers (one object per partition, so concurrent
+ * workers never contend on one object).
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  type BackfillJob,
+  DONE_ROWS_KEY,
+  decodeJob,
+  decodePartition,
+  encodeJob,
+  encodePartition,
+  type JobPartition,
+  jobObjects,
+} from '../../domain/backfill/job';
+import type { DoneMarker } from '../../domain/backfill/progress';
+import { SluiceError } from '../../domain/errors';
+import { listAll, type ObjectStore } from '../../ports/object-store';
+
+const MAX_CAS_ATTEMPTS = 8;
+const WRITE_CONCURRENCY = 16;
+
+/** Metadata mirrored on the job object, so a listing shows state without reading bodies. */
+function jobMetadata(job: BackfillJob): Record<string, string> {
+  return { 'sluice-state': job.state, 'sluice-origin': job.origin };
+}
+
+/** Reads and writes the objects of backfill jobs of one pipeline. */
+export class JobStore {
+  constructor(
+    private readonly store: ObjectStore,
+    private readonly pipeline: string,
+  ) {}
+
+  /** Creates a job; a job with the same id already existing is a conflict. */
+  async create(job: BackfillJob): Promise<void> {
+    const outcome = await this.store.write(jobObjects.job(this.pipeline, job.id), encodeJob(job), {
+      ifGeneration: 0,
+      metadata: jobMetadata(job),
+      contentType: 'application/json',
+      writerToken: randomUUID(),
+    });
+    if (!outcome.ok) throw new SluiceError('conflict', `backfill job ${job.id} already exists`);
+  }
+
+  /** The job, or undefined when there is none with this id. */
+  async read(id: string): Promise<BackfillJob | undefined> {
+    const object = await this.store.read(jobObjects.job(this.pipeline, id));
+    return object && decodeJob(object.data);
+  }
+
+  /**
+   * Applies `change` with compare-and-swap, re-reading on a lost race. `change` returning undefined leaves
+   * the job as it is. Returns the job as stored afterwards and whether this call changed it.
+   */
+  async update(
+    id: string,
+    change: (job: BackfillJob) => BackfillJob | undefined,
+  ): Promise<{ job: BackfillJob; changed: boolean }> {
+    const name = jobObjects.job(this.pipeline, id);
+    for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
+      const object = await this.store.read(name);
+      if (!object) throw new SluiceError('permanent', `backfill job ${id} does not exist`);
+      const job = decodeJob(object.data);
+      const next = change(job);
+      if (!next) return { job, changed: false };
+      const outcome = await this.store.write(name, encodeJob(next), {
+        ifGeneration: object.generation,
+        metadata: jobMetadata(next),
+        contentType: 'application/json',
+        writerToken: randomUUID(),
+      });
+      if (outcome.ok) return { job: next, changed: true };
+    }
+    throw new SluiceError('retryable', `backfill job ${id}: too many concurrent updates`);
+  }
+
+  /** Stores the partitions (create-only; an existing identical object from an earlier attempt is fine). */
+  async writePartitions(id: string, partitions: JobPartition[]): Promise<void> {
+    for (let i = 0; i < partitions.length; i += WRITE_CONCURRENCY) {
+      await Promise.all(
+        partitions.slice(i, i + WRITE_CONCURRENCY).map(async (p) => {
+          const name = jobObjects.partition(this.pipeline, id, p.index);
+          await this.store.write(name, encodePartition(p), {
+            ifGeneration: 0,
+            contentType: 'application/json',
+          });
+        }),
+      );
+    }
+  }
+
+  /** One partition of a job, or undefined. */
+  async readPartition(id: string, index: number): Promise<JobPartition | undefined> {
+    const object = await this.store.read(jobObjects.partition(this.pipeline, id, index));
+    return object && decodePartition(object.data);
+  }
+
+  /** Whether the partition's done marker exists. */
+  async isDone(id: string, index: number): Promise<boolean> {
+    return (await this.store.read(jobObjects.done(this.pipeline, id, index))) !== undefined;
+  }
+
+  /** Records a partition done; false when a marker already existed (another delivery finished it). */
+  async markDone(id: string, index: number, rows: number): Promise<boolean> {
+    const outcome = await this.store.write(
+      jobObjects.done(this.pipeline, id, index),
+      Buffer.from(JSON.stringify({ partition: index, rows })),
+      { ifGeneration: 0, metadata: { [DONE_ROWS_KEY]: String(rows) }, contentType: 'application/json' },
+    );
+    return outcome.ok;
+  }
+
+  /** Done markers of a job (names and metadata, from listings only). */
+  async listDone(id: string): Promise<DoneMarker[]> {
+    const { items } = await listAll(this.store, jobObjects.donePrefix(this.pipeline, id));
+    return items.map((i) => ({ name: i.name, metadata: i.metadata }));
+  }
+
+  /** Ids of every job of the pipeline. */
+  async listIds(): Promise<string[]> {
+    const prefix = jobObjects.prefix(this.pipeline);
+    const { items } = await listAll(this.store, prefix);
+    return items
+      .map((i) => i.name.slice(prefix.length))
+      .filter((rest) => rest.endsWith('/job.json'))
+      .map((rest) => rest.slice(0, -'/job.json'.length));
+  }
+}

@@ -1,0 +1,194 @@
+/**
+ * Starting a backfill: validate the request against the pipeline, open one batch read-only transaction at
+ * T, let Spanner partition each table's query, store the job and its partitions, and enqueue one task per
+ * partition. Nothing is started (no job, no task) unless the whole request is valid.
+ */
+import {
+  type BackfillJob,
+  JOB_FORMAT,
+  type JobOrigin,
+  type JobPartition,
+  partitionTaskId,
+} from '../../domain/backfill/job';
+import {
+  type BackfillRequest,
+  type Checked,
+  type ResolvedTable,
+  resolveTables,
+} from '../../domain/backfill/request';
+import { isSnapshotTooOld, snapshotTooOldError } from '../../domain/backfill/snapshot-errors';
+import { transition } from '../../domain/backfill/state';
+import type { TableSchema } from '../../domain/information-schema';
+import { formatTimestamp, type Timestamp } from '../../domain/timestamp';
+import type { Snapshot } from '../../ports/snapshot-source';
+import type { BackfillDeps } from './deps';
+import { JobStore } from './job-store';
+
+/** Who starts the backfill, and (for callers that must be idempotent, like the scheduler) its id. */
+export interface StartOptions {
+  origin?: JobOrigin;
+  id?: string;
+}
+
+/** A clock skew allowance: a `readTimestamp` slightly ahead of this instance's clock is still accepted. */
+const FUTURE_SKEW_NS = 1_000_000_000n;
+
+/** The schema of each requested table that exists; a table the catalog cannot find is left out. */
+async function existingSchemas(deps: BackfillDeps, tables: string[]): Promise<Map<string, TableSchema>> {
+  const schemas = new Map<string, TableSchema>();
+  for (const name of tables) {
+    try {
+      schemas.set(name, await deps.catalog.tableSchema(name));
+    } catch (err) {
+      // The catalog reports a missing table as "not found"; anything else (e.g. UNAVAILABLE) is a real error.
+      if (!/not found|no columns|does not exist/i.test((err as Error).message ?? '')) throw err;
+    }
+  }
+  return schemas;
+}
+
+async function validate(deps: BackfillDeps, request: BackfillRequest): Promise<Checked<ResolvedTable[]>> {
+  const stream = deps.config.spanner.stream;
+  const problems: string[] = [];
+  if (request.readTimestamp !== undefined && request.readTimestamp > deps.now() + FUTURE_SKEW_NS) {
+    problems.push(`readTimestamp: ${formatTimestamp(request.readTimestamp)} is in the future`);
+  }
+  const scope = await deps.catalog.streamScope(stream);
+  if (!scope) return { ok: false, problems: [...problems, `change stream ${stream} does not exist`] };
+  const schemas = await existingSchemas(deps, request.tables);
+  const resolved = resolveTables(request, {
+    configured: deps.config.tables,
+    scope,
+    streamName: stream,
+    schemas,
+  });
+  if (!resolved.ok) return { ok: false, problems: [...problems, ...resolved.problems] };
+  return problems.length > 0 ? { ok: false, problems } : resolved;
+}
+
+/** Opens the snapshot; a `readTimestamp` older than the version retention is the caller's mistake. */
+async function openSnapshot(deps: BackfillDeps, at: Timestamp | undefined): Promise<Checked<Snapshot>> {
+  try {
+    return { ok: true, value: await deps.snapshots.open(at) };
+  } catch (err) {
+    if (at === undefined || !isSnapshotTooOld(err)) throw err;
+    const dialect = await deps.catalog.dialect();
+    return {
+      ok: false,
+      problems: [`readTimestamp: ${snapshotTooOldError(at, dialect, deps.config.spanner.database).message}`],
+    };
+  }
+}
+
+async function ensureSinks(deps: BackfillDeps, tables: ResolvedTable[]): Promise<void> {
+  for (const t of tables) {
+    if (t.replica) await deps.replica.ensureTable(t.replica, t.schema, t.watched);
+    if (t.history) await deps.history.ensureTable(t.history);
+  }
+}
+
+async function partitionTables(
+  deps: BackfillDeps,
+  snapshot: Snapshot,
+  tables: ResolvedTable[],
+  request: BackfillRequest,
+): Promise<{ jobTables: BackfillJob['tables']; partitions: JobPartition[] }> {
+  const partitions: JobPartition[] = [];
+  const jobTables: BackfillJob['tables'] = [];
+  for (const t of tables) {
+    const handles = await deps.snapshots.partition(snapshot, {
+      table: t.schema,
+      columns: t.columns,
+      dataBoost: request.dataBoost ?? deps.dataBoostDefault ?? false,
+      priority: request.priority ?? 'medium',
+      ...(request.maxPartitions ? { maxPartitions: request.maxPartitions } : {}),
+    });
+    const { name, schema, columns, replica, history } = t;
+    jobTables.push({
+      name,
+      schema,
+      columns,
+      ...(replica ? { replica } : {}),
+      ...(history ? { history } : {}),
+      firstPartition: partitions.length,
+      partitions: handles.length,
+    });
+    for (const handle of handles) partitions.push({ index: partitions.length, table: name, handle });
+  }
+  return { jobTables, partitions };
+}
+
+function targetsOf(tables: ResolvedTable[]): BackfillJob['targets'] {
+  const targets: BackfillJob['targets'] = [];
+  if (tables.some((t) => t.replica)) targets.push('replica');
+  if (tables.some((t) => t.history)) targets.push('history');
+  return targets;
+}
+
+/**
+ * Starts a backfill: the entry point of `POST /backfills`, of `startAt: "snapshot"` (backfill every replica
+ * table at T, then start the stream at T + 1 ns) and of the retention fallback `restart-and-backfill`.
+ * Returns the running job (T is `job.snapshot.readTimestamp`), or the problems that make the request
+ * invalid — then nothing was started.
+ */
+export async function startBackfill(
+  deps: BackfillDeps,
+  request: BackfillRequest,
+  options: StartOptions = {},
+): Promise<Checked<BackfillJob>> {
+  const tables = await validate(deps, request);
+  if (!tables.ok) return tables;
+  const opened = await openSnapshot(deps, request.readTimestamp);
+  if (!opened.ok) return opened;
+  const snapshot = opened.value;
+  await ensureSinks(deps, tables.value);
+  const { jobTables, partitions } = await partitionTables(deps, snapshot, tables.value, request);
+  const now = deps.now();
+  const planning: BackfillJob = {
+    format: JOB_FORMAT,
+    id: options.id ?? deps.newId(),
+    pipeline: deps.config.pipeline,
+    origin: options.origin ?? 'http',
+    state: 'planning',
+    snapshot,
+    dataBoost: request.dataBoost ?? deps.dataBoostDefault ?? false,
+    priority: request.priority ?? 'medium',
+    targets: targetsOf(tables.value),
+    tables: jobTables,
+    partitions: partitions.length,
+    createdAt: now,
+    startedAt: null,
+    finishedAt: null,
+    error: null,
+  };
+  const jobs = new JobStore(deps.store, deps.config.pipeline);
+  await jobs.create(planning);
+  await jobs.writePartitions(planning.id, partitions);
+  const event = partitions.length === 0 ? ({ kind: 'all-partitions-done', at: now } as const) : null;
+  let { job } = await jobs.update(planning.id, (j) => transition(j, { kind: 'planned', at: now }));
+  if (event) job = (await jobs.update(job.id, (j) => transition(j, event))).job;
+  await enqueueAll(deps, job, partitions);
+  deps.log.info('backfill.started', {
+    job: job.id,
+    origin: job.origin,
+    snapshotTimestamp: formatTimestamp(job.snapshot.readTimestamp),
+    partitions: partitions.length,
+    tables: job.tables.map((t) => t.name),
+  });
+  return { ok: true, value: job };
+}
+
+async function enqueueAll(deps: BackfillDeps, job: BackfillJob, partitions: JobPartition[]): Promise<void> {
+  for (let i = 0; i < partitions.length; i += 16) {
+    await Promise.all(
+      partitions.slice(i, i + 16).map((p) =>
+        deps.queue.enqueue({
+          queue: 'backfill',
+          id: partitionTaskId(job.id, p.index),
+          url: deps.workerUrl,
+          body: { pipeline: job.pipeline, job: job.id, partition: p.index },
+        }),
+      ),
+    );
+  }
+}

@@ -1,0 +1,166 @@
+/**
+ * The partition worker (called by Cloud Tasks): rejoin the job's batch transaction, read one partition,
+ * write replica UPSERTs at (T, 0, 0) and, when asked, history snapshot rows, then record the partition done
+ * with a create-only marker. A failed attempt is retried whole: every write it repeats is idempotent
+ * (highest sequence wins in the replica; identical batch keys and row identities in the history).
+ */
+import type { BackfillJob, JobPartition, JobTable, PartitionTask } from '../../domain/backfill/job';
+import { snapshotHistoryRow, snapshotUpsert } from '../../domain/backfill/rows';
+import { isSnapshotTooOld, snapshotTooOldError } from '../../domain/backfill/snapshot-errors';
+import { isTerminal, transition } from '../../domain/backfill/state';
+import { SluiceError } from '../../domain/errors';
+import type { HistoryRow } from '../../domain/history-rows';
+import type { ReplicaUpsert } from '../../domain/replica-rows';
+import type { WriterValue } from '../../domain/value-mapping';
+import type { BackfillDeps } from './deps';
+import { JobStore } from './job-store';
+
+/** What became of a task. */
+export type PartitionOutcome =
+  | { kind: 'done'; rows: number }
+  | { kind: 'skipped'; reason: 'already-done' | 'job-finished' | 'cancelled' }
+  | { kind: 'failed'; error: string };
+
+/** How many batches between checks that the job was not cancelled meanwhile. */
+const CANCEL_CHECK_BATCHES = 10;
+
+class Batches {
+  private upserts: ReplicaUpsert[] = [];
+  private history: HistoryRow[] = [];
+  private batch = 0;
+  rows = 0;
+
+  constructor(
+    private readonly deps: BackfillDeps,
+    private readonly job: BackfillJob,
+    private readonly table: JobTable,
+    private readonly partition: number,
+  ) {}
+
+  get size(): number {
+    return this.upserts.length + this.history.length;
+  }
+
+  add(row: Record<string, WriterValue>): void {
+    const { name, schema } = this.table;
+    const t = this.job.snapshot.readTimestamp;
+    if (this.table.replica) this.upserts.push(snapshotUpsert(name, schema.primaryKey, row, t));
+    if (this.table.history)
+      this.history.push(snapshotHistoryRow(name, schema.primaryKey, row, t, this.job.id));
+    this.rows++;
+  }
+
+  /** Writes the pending rows; the history batch key is deterministic (same partition, same batch number). */
+  async flush(): Promise<void> {
+    if (this.upserts.length > 0) await this.deps.replica.write(this.table.replica!, this.upserts);
+    if (this.history.length > 0) {
+      const key = `backfill-${this.job.id}-${this.partition}-${this.batch}`;
+      await this.deps.history.append(this.table.history!, this.history, key);
+    }
+    this.upserts = [];
+    this.history = [];
+    this.batch++;
+  }
+
+  get batchNumber(): number {
+    return this.batch;
+  }
+}
+
+/** Reads the partition and writes it; returns false when the job stopped running meanwhile. */
+async function copyPartition(
+  deps: BackfillDeps,
+  jobs: JobStore,
+  job: BackfillJob,
+  partition: JobPartition,
+): Promise<{ rows: number; cancelled: boolean }> {
+  const table = job.tables.find((t) => t.name === partition.table);
+  if (!table)
+    throw new SluiceError(
+      'permanent',
+      `backfill ${job.id}: partition ${partition.index} names unknown table`,
+    );
+  const batches = new Batches(deps, job, table, partition.index);
+  const limit = deps.batchRows ?? 500;
+  for await (const row of deps.snapshots.read(job.snapshot, partition.handle, table.schema)) {
+    batches.add(row);
+    if (batches.size < limit) continue;
+    await batches.flush();
+    if (batches.batchNumber % CANCEL_CHECK_BATCHES === 0) {
+      const current = await jobs.read(job.id);
+      if (current?.state !== 'running') return { rows: batches.rows, cancelled: true };
+    }
+  }
+  await batches.flush();
+  return { rows: batches.rows, cancelled: false };
+}
+
+/** Marks the job succeeded when every partition has its marker, and releases the snapshot. */
+async function completeIfAllDone(deps: BackfillDeps, jobs: JobStore, job: BackfillJob): Promise<void> {
+  const done = await jobs.listDone(job.id);
+  if (done.length < job.partitions) return;
+  const { changed } = await jobs.update(job.id, (j) =>
+    transition(j, { kind: 'all-partitions-done', at: deps.now() }),
+  );
+  if (!changed) return;
+  const rows = done.reduce((sum, d) => sum + (Number(d.metadata['sluice-rows']) || 0), 0);
+  deps.log.notice('backfill.succeeded', { job: job.id, partitions: done.length, rows });
+  await deps.snapshots.close(job.snapshot).catch(() => undefined);
+}
+
+/** Fails the job (a permanent error: retrying the partition cannot help). */
+async function failJob(
+  deps: BackfillDeps,
+  jobs: JobStore,
+  job: BackfillJob,
+  err: SluiceError,
+): Promise<PartitionOutcome> {
+  await jobs.update(job.id, (j) => transition(j, { kind: 'failed', at: deps.now(), error: err.message }));
+  deps.log.error('backfill.failed', err, { job: job.id });
+  await deps.snapshots.close(job.snapshot).catch(() => undefined);
+  return { kind: 'failed', error: err.message };
+}
+
+async function classify(deps: BackfillDeps, job: BackfillJob, err: unknown): Promise<SluiceError> {
+  if (!isSnapshotTooOld(err)) return SluiceError.from(err, `backfill ${job.id}`);
+  const dialect = await deps.catalog.dialect();
+  return snapshotTooOldError(job.snapshot.readTimestamp, dialect, deps.config.spanner.database, err);
+}
+
+/**
+ * Runs one partition task. Resolves with the outcome (answer 2xx); throws a retryable {@link SluiceError}
+ * when the attempt should be retried (answer 503/429). A permanent failure fails the job and resolves.
+ */
+export async function runPartition(deps: BackfillDeps, task: PartitionTask): Promise<PartitionOutcome> {
+  const jobs = new JobStore(deps.store, deps.config.pipeline);
+  const job = await jobs.read(task.job);
+  if (!job) throw new SluiceError('permanent', `backfill job ${task.job} does not exist`);
+  if (job.state === 'planning')
+    throw new SluiceError('retryable', `backfill job ${job.id} is still planning`);
+  if (isTerminal(job.state))
+    return { kind: 'skipped', reason: job.state === 'cancelled' ? 'cancelled' : 'job-finished' };
+  if (await jobs.isDone(job.id, task.partition)) {
+    await completeIfAllDone(deps, jobs, job);
+    return { kind: 'skipped', reason: 'already-done' };
+  }
+  const partition = await jobs.readPartition(job.id, task.partition);
+  if (!partition) throw new SluiceError('permanent', `backfill ${job.id} has no partition ${task.partition}`);
+  let copied: { rows: number; cancelled: boolean };
+  try {
+    copied = await copyPartition(deps, jobs, job, partition);
+  } catch (err) {
+    const error = await classify(deps, job, err);
+    if (error.kind === 'retryable') throw error;
+    return failJob(deps, jobs, job, error);
+  }
+  if (copied.cancelled) return { kind: 'skipped', reason: 'cancelled' };
+  await jobs.markDone(job.id, partition.index, copied.rows);
+  deps.log.info('backfill.partition', {
+    job: job.id,
+    partition: partition.index,
+    table: partition.table,
+    rows: copied.rows,
+  });
+  await completeIfAllDone(deps, jobs, job);
+  return { kind: 'done', rows: copied.rows };
+}

@@ -1,0 +1,188 @@
+/**
+ * A backfill job as stored in the ledger bucket: one snapshot (batch read-only transaction at T), the tables
+ * it loads, and how many partitions Spanner chose. Object layout under `<pipeline>/backfills/<id>/`:
+ * `job.json` (compare-and-swap on state changes), `partitions/<n>.json` (written once at planning) and
+ * `done/<n>.json` (create-only marker per finished partition, with its row count in metadata so progress is
+ * one listing).
+ */
+import { z } from 'zod';
+import { SluiceError } from '../errors';
+import type { TableSchema } from '../information-schema';
+import { formatTimestamp, type Timestamp } from '../timestamp';
+import { describeIssues, timestampString } from '../zod-helpers';
+import type { BackfillPriority, BackfillTarget } from './request';
+
+/** Format marker of job objects; a reader refuses formats it does not know. */
+export const JOB_FORMAT = 'sluice.backfill/1';
+
+/** Lifecycle of a job. `cancelled` is terminal like `succeeded` and `failed`. */
+export type JobState = 'planning' | 'running' | 'succeeded' | 'failed' | 'cancelled';
+
+/** Who asked for the backfill. */
+export type JobOrigin = 'http' | 'start-at-snapshot' | 'retention-fallback';
+
+/** One table of a job; its partitions are numbered `firstPartition … firstPartition + partitions − 1`. */
+export interface JobTable {
+  name: string;
+  schema: TableSchema;
+  columns: string[];
+  replica?: string;
+  history?: string;
+  firstPartition: number;
+  partitions: number;
+}
+
+/** A backfill job. */
+export interface BackfillJob {
+  format: typeof JOB_FORMAT;
+  id: string;
+  pipeline: string;
+  origin: JobOrigin;
+  state: JobState;
+  snapshot: { transaction: string; readTimestamp: Timestamp };
+  dataBoost: boolean;
+  priority: BackfillPriority;
+  targets: BackfillTarget[];
+  tables: JobTable[];
+  /** Total partitions over all tables. */
+  partitions: number;
+  createdAt: Timestamp;
+  startedAt: Timestamp | null;
+  finishedAt: Timestamp | null;
+  error: string | null;
+}
+
+/** One partition of a job: which table, and Spanner's opaque partition handle. */
+export interface JobPartition {
+  index: number;
+  table: string;
+  handle: string;
+}
+
+const count = z.number().int().min(0);
+const spannerType: z.ZodType<TableSchema['columns'][number]['type']> = z.lazy(() =>
+  z.strictObject({
+    code: z.string(),
+    arrayElementType: spannerType.optional(),
+    typeAnnotation: z.string().optional(),
+    protoTypeFqn: z.string().optional(),
+  }),
+);
+const schemaSchema = z.strictObject({
+  name: z.string(),
+  columns: z.array(
+    z.strictObject({ name: z.string(), type: spannerType, nullable: z.boolean(), ordinalPosition: count }),
+  ),
+  primaryKey: z.array(z.string()),
+});
+const jobSchema = z.strictObject({
+  format: z.literal(JOB_FORMAT),
+  id: z.string().regex(/^[A-Za-z0-9_-]{1,100}$/),
+  pipeline: z.string().min(1),
+  origin: z.enum(['http', 'start-at-snapshot', 'retention-fallback']),
+  state: z.enum(['planning', 'running', 'succeeded', 'failed', 'cancelled']),
+  snapshot: z.strictObject({ transaction: z.string(), readTimestamp: timestampString }),
+  dataBoost: z.boolean(),
+  priority: z.enum(['low', 'medium', 'high']),
+  targets: z.array(z.enum(['replica', 'history'])),
+  tables: z.array(
+    z.strictObject({
+      name: z.string(),
+      schema: schemaSchema,
+      columns: z.array(z.string()),
+      replica: z.string().optional(),
+      history: z.string().optional(),
+      firstPartition: count,
+      partitions: count,
+    }),
+  ),
+  partitions: count,
+  createdAt: timestampString,
+  startedAt: timestampString.nullable(),
+  finishedAt: timestampString.nullable(),
+  error: z.string().nullable(),
+});
+const partitionSchema = z.strictObject({ index: count, table: z.string(), handle: z.string() });
+
+function jsonTimestamps(_key: string, value: unknown): unknown {
+  return typeof value === 'bigint' ? formatTimestamp(value as Timestamp) : value;
+}
+
+/** Serialises a job (timestamps as RFC 3339 with nine fractional digits). */
+export function encodeJob(job: BackfillJob): Buffer {
+  return Buffer.from(JSON.stringify(job, jsonTimestamps));
+}
+
+function parseJson<T>(what: string, data: Buffer, schema: z.ZodType<T>): T {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(data.toString('utf8'));
+  } catch (err) {
+    throw new SluiceError('permanent', `corrupt ${what}: ${(err as Error).message}`);
+  }
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success)
+    throw new SluiceError('permanent', `corrupt ${what}: ${describeIssues(parsed.error).join('; ')}`);
+  return parsed.data;
+}
+
+/** Parses a stored job. @throws SluiceError (permanent) naming every problem. */
+export function decodeJob(data: Buffer): BackfillJob {
+  return parseJson('backfill job', data, jobSchema) as BackfillJob;
+}
+
+/** Serialises a partition. */
+export function encodePartition(partition: JobPartition): Buffer {
+  return Buffer.from(JSON.stringify(partition));
+}
+
+/** Parses a stored partition. */
+export function decodePartition(data: Buffer): JobPartition {
+  return parseJson('backfill partition', data, partitionSchema);
+}
+
+/** Object names of a job, under the ledger's pipeline prefix. */
+export const jobObjects = {
+  prefix: (pipeline: string) => `${pipeline}/backfills/`,
+  job: (pipeline: string, id: string) => `${pipeline}/backfills/${id}/job.json`,
+  partition: (pipeline: string, id: string, index: number) =>
+    `${pipeline}/backfills/${id}/partitions/${String(index).padStart(6, '0')}.json`,
+  donePrefix: (pipeline: string, id: string) => `${pipeline}/backfills/${id}/done/`,
+  done: (pipeline: string, id: string, index: number) =>
+    `${pipeline}/backfills/${id}/done/${String(index).padStart(6, '0')}.json`,
+};
+
+/** Metadata key of a done marker holding the partition's row count. */
+export const DONE_ROWS_KEY = 'sluice-rows';
+
+/**
+ * Deterministic Cloud Tasks id of a partition: a duplicate enqueue collapses. The short hash prefix spreads
+ * ids over the queue's key space (sequential names slow Cloud Tasks down).
+ */
+export function partitionTaskId(jobId: string, index: number): string {
+  let h = 2166136261;
+  for (const c of `${jobId}/${index}`) h = Math.imul(h ^ c.charCodeAt(0), 16777619) >>> 0;
+  return `${h.toString(16).padStart(8, '0')}-backfill-${jobId}-${index}`;
+}
+
+/** The body of a partition task. */
+export interface PartitionTask {
+  pipeline: string;
+  job: string;
+  partition: number;
+}
+
+const taskSchema = z.strictObject({
+  pipeline: z.string().min(1),
+  job: z.string().regex(/^[A-Za-z0-9_-]{1,100}$/),
+  partition: count,
+});
+
+/** Parses a partition task body; a malformed one is `invalid-input`. */
+export function parsePartitionTask(body: unknown): PartitionTask {
+  const parsed = taskSchema.safeParse(body);
+  if (!parsed.success) {
+    throw new SluiceError('invalid-input', `bad backfill task: ${describeIssues(parsed.error).join('; ')}`);
+  }
+  return parsed.data;
+}

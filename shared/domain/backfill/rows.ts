@@ -1,0 +1,71 @@
+/**
+ * Snapshot rows → sink rows. Replica: an UPSERT with sequence number (T, 0, 0), so every stream change after
+ * T is larger and wins, and every change at or before T is already in the row. History: one row per key
+ * with mod type `SNAPSHOT` and identity `snapshot/<T ns>/<table>/<key>` — the same for every re-read of the
+ * partition, so a repeated read is a duplicate the dedup view removes, never new data.
+ */
+import { backfillSequenceNumber } from '../cdc-sequence';
+import type { JsonValue } from '../change-record';
+import type { HistoryRow } from '../history-rows';
+import type { ReplicaUpsert } from '../replica-rows';
+import { formatTimestamp, type Timestamp, toBigQueryMicros } from '../timestamp';
+import type { WriterValue } from '../value-mapping';
+
+/** The mod type of history rows a backfill writes (the stream's are INSERT, UPDATE and DELETE). */
+export const SNAPSHOT_MOD_TYPE = 'SNAPSHOT';
+
+function keyOf(row: Record<string, WriterValue>, primaryKey: string[]): Record<string, JsonValue> {
+  const key: Record<string, JsonValue> = {};
+  for (const k of primaryKey) key[k] = row[k] ?? null;
+  return key;
+}
+
+/** The replica UPSERT of one snapshot row. */
+export function snapshotUpsert(
+  table: string,
+  primaryKey: string[],
+  row: Record<string, WriterValue>,
+  snapshotTimestamp: Timestamp,
+): ReplicaUpsert {
+  return {
+    kind: 'upsert',
+    table,
+    commitTimestamp: snapshotTimestamp,
+    key: keyOf(row, primaryKey),
+    sequence: backfillSequenceNumber(snapshotTimestamp),
+    row,
+  };
+}
+
+/** The history row of one snapshot row. `jobId` names the pseudo-transaction for operators. */
+export function snapshotHistoryRow(
+  table: string,
+  primaryKey: string[],
+  row: Record<string, WriterValue>,
+  snapshotTimestamp: Timestamp,
+  jobId: string,
+): HistoryRow {
+  const key = keyOf(row, primaryKey);
+  const newValues: Record<string, WriterValue> = {};
+  for (const [column, value] of Object.entries(row)) if (!(column in key)) newValues[column] = value;
+  const keys = JSON.stringify(key);
+  return {
+    commit_timestamp: toBigQueryMicros(snapshotTimestamp).toString(),
+    commit_timestamp_ns: formatTimestamp(snapshotTimestamp),
+    server_transaction_id: `backfill-${jobId}`,
+    record_sequence: '0',
+    mod_index: '0',
+    change_id: `snapshot/${snapshotTimestamp}/${table}/${keys}`,
+    table_name: table,
+    mod_type: SNAPSHOT_MOD_TYPE,
+    keys,
+    new_values: JSON.stringify(newValues),
+    old_values: '{}',
+    transaction_tag: '',
+    number_of_records_in_transaction: '0',
+    number_of_partitions_in_transaction: '0',
+    value_capture_type: 'NEW_ROW',
+    is_system_transaction: false,
+    is_last_record_in_transaction_in_partition: false,
+  };
+}

@@ -1,0 +1,267 @@
+/**
+ * The sink contract against BigQuery (the local emulator through the official clients), plus what only the
+ * real clients produce: table metadata, value round trips, append failures and dropped connections.
+ */
+process.env.METADATA_SERVER_DETECTION = 'none';
+delete process.env.BIGQUERY_EMULATOR_HOST;
+
+import type { TableField } from '@google-cloud/bigquery';
+import { BigQueryCompletenessSink } from '../../shared/adapters/bigquery/completeness-sink';
+import { BigQueryHistorySink } from '../../shared/adapters/bigquery/history-sink';
+import { BigQueryReplicaSink } from '../../shared/adapters/bigquery/replica-sink';
+import { historyDedupViewSql } from '../../shared/domain/history-rows';
+import { toWriterValue } from '../../shared/domain/value-mapping';
+import { type BigQueryEmulator, startBigQueryEmulator } from '../emulators/bigquery/emulator';
+import {
+  at,
+  changesOf,
+  record,
+  type SinkHarness,
+  singers,
+  sinkContract,
+  type TextRow,
+} from './sinks.contract';
+
+const PROJECT = 'test-project';
+let emu: BigQueryEmulator;
+let datasets = 0;
+
+beforeAll(async () => {
+  emu = await startBigQueryEmulator({ grpcPort: 0, restPort: 0, projectId: PROJECT });
+});
+
+afterAll(async () => {
+  await emu?.stop();
+});
+
+/** A cell as text: client objects (timestamps, dates, Big) by their value, BYTES as base64. */
+function cellText(v: unknown): string | null {
+  if (v === null || v === undefined) return null;
+  if (Buffer.isBuffer(v)) return v.toString('base64');
+  if (typeof v === 'object' && 'value' in v) return String((v as { value: unknown }).value);
+  return String(v);
+}
+
+/** A fresh dataset and sinks on it. */
+async function bigQueryHarness(opts: { maxStaleness?: string } = {}) {
+  const dataset = `ds_${++datasets}`;
+  const bigquery = emu.bigquery();
+  await bigquery.createDataset(dataset);
+  const clients = { bigquery, writer: emu.writerClient() };
+  const ref = { projectId: PROJECT, dataset };
+  const replica = new BigQueryReplicaSink(clients, { ...ref, ...opts });
+  const history = new BigQueryHistorySink(clients, ref);
+  const completeness = new BigQueryCompletenessSink(clients, ref);
+  const rows = async (table: string) =>
+    (await bigquery.dataset(dataset).table(table).getRows({ wrapIntegers: true }))[0] as Record<
+      string,
+      unknown
+    >[];
+  const harness: SinkHarness = {
+    replica,
+    history,
+    completeness,
+    replicaRows: async (d) =>
+      (await rows(d)).map(
+        (r): TextRow => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, cellText(v)])),
+      ),
+    replicaTable: async (d) => {
+      const t = bigquery.dataset(dataset).table(d);
+      if (!(await t.exists())[0]) return undefined;
+      const [m] = await t.getMetadata();
+      return {
+        fields: (m.schema.fields as TableField[]).map((f) => f.name ?? ''),
+        primaryKey: m.tableConstraints?.primaryKey?.columns ?? [],
+      };
+    },
+    historyChangeIds: async (d) => (await rows(d)).map((r) => String(r.change_id)),
+    completenessRows: async () =>
+      (await rows('_sluice_completeness')).map((r) => ({
+        source_table: String(r.source_table),
+        destination: String(r.destination),
+        watermark_ns: String(r.watermark_ns),
+      })),
+    close: async () => {
+      replica.close();
+      history.close();
+      completeness.close();
+    },
+  };
+  return { harness, replica, history, completeness, bigquery, dataset };
+}
+
+sinkContract('BigQuery emulator', async () => (await bigQueryHarness()).harness);
+
+const insertOf = (id: number, name: string, ts = 1) =>
+  changesOf(
+    record({
+      ts: at(ts),
+      modType: 'INSERT',
+      mods: [{ keys: { SingerId: String(id) }, newValues: { Name: name, Bio: null }, oldValues: {} }],
+    }),
+  );
+
+describe('BigQuery sinks with the official clients', () => {
+  it('creates tables with primary key, clustering, max staleness, partitioning and the dedup view', async () => {
+    const { replica, history, completeness, bigquery, dataset, harness } = await bigQueryHarness({
+      maxStaleness: '0-0 0 0:10:0',
+    });
+    await replica.ensureTable('singers', singers(), 'all');
+    await history.ensureTable('history');
+    await completeness.record([{ sourceTable: 'Singers', destination: 'singers', watermark: at(1) }]);
+    const meta = async (t: string) => (await bigquery.dataset(dataset).table(t).getMetadata())[0];
+    const r = await meta('singers');
+    expect(r.tableConstraints).toEqual({ primaryKey: { columns: ['SingerId'] } });
+    expect(r.clustering).toEqual({ fields: ['SingerId'] });
+    expect(r.maxStaleness).toBe('0-0 0 0:10:0');
+    const h = await meta('history');
+    expect(h.timePartitioning).toEqual({ type: 'DAY', field: 'commit_timestamp' });
+    expect(h.clustering).toEqual({ fields: ['table_name'] });
+    expect((await meta('history_dedup')).view.query).toBe(historyDedupViewSql(PROJECT, dataset, 'history'));
+    expect((await meta('_sluice_completeness')).tableConstraints).toEqual({
+      primaryKey: { columns: ['source_table'] },
+    });
+    await harness.close?.();
+  });
+
+  it('round-trips every column type of both dialects to what tabledata.list returns', async () => {
+    const { replica, harness } = await bigQueryHarness();
+    const cols: Array<
+      [
+        string,
+        { code: string; typeAnnotation?: string; arrayElementType?: { code: string } },
+        unknown,
+        string | null,
+      ]
+    > = [
+      ['b', { code: 'BOOL' }, true, 'true'],
+      ['i', { code: 'INT64' }, '9007199254740993', '9007199254740993'],
+      ['f32', { code: 'FLOAT32' }, 1.5, '1.5'],
+      ['f64', { code: 'FLOAT64' }, 'NaN', 'NaN'],
+      ['n', { code: 'NUMERIC' }, '123.456000001', '123.456000001'],
+      [
+        'pgn',
+        { code: 'NUMERIC', typeAnnotation: 'PG_NUMERIC' },
+        '12345678901234567890.0123456789',
+        '12345678901234567890.0123456789',
+      ],
+      ['s', { code: 'STRING' }, 'héllo', 'héllo'],
+      ['by', { code: 'BYTES' }, 'AAEC', 'AAEC'],
+      ['d', { code: 'DATE' }, '2024-02-29', '2024-02-29'],
+      ['ts', { code: 'TIMESTAMP' }, '2024-02-29T12:34:56.123456789Z', '2024-02-29T12:34:56.123456000Z'], // microseconds kept (ADR-104)
+      ['j', { code: 'JSON' }, '{"a":1}', '{"a":1}'],
+      ['pgj', { code: 'JSON', typeAnnotation: 'PG_JSONB' }, '{"b":[1,2]}', '{"b":[1,2]}'],
+      ['u', { code: 'UUID' }, '123e4567-e89b-12d3-a456-426614174000', '123e4567-e89b-12d3-a456-426614174000'],
+      ['iv', { code: 'INTERVAL' }, 'P1Y2M3DT4H5M6.5S', 'P1Y2M3DT4H5M6.5S'],
+      ['e', { code: 'ENUM' }, '2', '2'],
+      ['p', { code: 'PROTO' }, 'CgR0ZXN0', 'CgR0ZXN0'],
+      ['arr', { code: 'ARRAY', arrayElementType: { code: 'INT64' } }, ['1', null, '3'], '1,3'],
+      ['nul', { code: 'STRING' }, null, null],
+    ];
+    const source = {
+      name: 'AllTypes',
+      primaryKey: ['id'],
+      columns: [
+        { name: 'id', type: { code: 'INT64' }, nullable: false, ordinalPosition: 1 },
+        ...cols.map(([name, type], i) => ({ name, type, nullable: true, ordinalPosition: i + 2 })),
+      ],
+    };
+    await replica.ensureTable('all_types', source, 'all');
+    const row: Record<string, ReturnType<typeof toWriterValue>> = { id: '1' };
+    for (const [name, type, value] of cols) row[name] = toWriterValue(name, type, value as never, []);
+    const sequence = changesOf(
+      record({
+        ts: at(1),
+        modType: 'INSERT',
+        mods: [{ keys: { SingerId: '1' }, newValues: {}, oldValues: {} }],
+      }),
+    )[0]!.sequence;
+    await replica.write('all_types', [
+      { kind: 'upsert', table: 'AllTypes', commitTimestamp: at(1), key: { id: '1' }, sequence, row },
+    ]);
+    const [got] = await harness.replicaRows('all_types');
+    expect(got).toEqual({ id: '1', ...Object.fromEntries(cols.map(([name, , , want]) => [name, want])) });
+    await harness.close?.();
+  });
+
+  it('rejects a write whose append BigQuery refused, with its code; the re-sent batch applies once', async () => {
+    const { replica, harness } = await bigQueryHarness();
+    await replica.ensureTable('singers', singers(), 'all');
+    emu.admin.failNextAppends(1, 3, 'Injected invalid argument.');
+    await expect(replica.write('singers', insertOf(1, 'a'))).rejects.toMatchObject({ code: 3 });
+    emu.admin.failNextAppends(1, 14);
+    await expect(replica.write('singers', insertOf(1, 'a'))).rejects.toMatchObject({ code: 14 });
+    await replica.write('singers', insertOf(1, 'a'));
+    await replica.write('singers', insertOf(1, 'a'));
+    expect(await harness.replicaRows('singers')).toEqual([{ SingerId: '1', Name: 'a', Bio: null }]);
+    await harness.close?.();
+  });
+
+  it('re-establishes a dropped connection on the next write', async () => {
+    const { replica, harness, dataset } = await bigQueryHarness();
+    await replica.ensureTable('singers', singers(), 'all');
+    await replica.write('singers', insertOf(1, 'a'));
+    emu.admin.faults.add({ method: 'AppendRows', times: 1, drop: true });
+    await expect(replica.write('singers', insertOf(2, 'b'))).rejects.toMatchObject({ code: 14 });
+    await replica.write('singers', insertOf(2, 'b'));
+    await replica.write('singers', insertOf(3, 'c'));
+    const ids = (await harness.replicaRows('singers')).map((r) => r.SingerId).sort();
+    expect(ids).toEqual(['1', '2', '3']);
+    expect(emu.admin.ingestionHistory(dataset, 'singers').map((i) => i.changeType)).toEqual([
+      'UPSERT',
+      'UPSERT',
+      'UPSERT',
+    ]);
+    await harness.close?.();
+  });
+
+  it('keeps the CDC columns after BigQuery announces a schema change on the connection', async () => {
+    const { replica, bigquery, dataset, harness } = await bigQueryHarness();
+    await replica.ensureTable('singers', singers(), 'all');
+    await replica.write('singers', insertOf(1, 'a', 1));
+    const table = bigquery.dataset(dataset).table('singers');
+    const [m] = await table.getMetadata();
+    await table.setMetadata({
+      schema: { fields: [...m.schema.fields, { name: 'Other', type: 'STRING', mode: 'NULLABLE' }] },
+    });
+    await replica.write('singers', insertOf(2, 'b', 2)); // answered with updated_schema
+    const del = changesOf(
+      record({
+        ts: at(3),
+        modType: 'DELETE',
+        mods: [{ keys: { SingerId: '1' }, newValues: {}, oldValues: {} }],
+      }),
+    );
+    await replica.write('singers', del);
+    expect((await harness.replicaRows('singers')).map((r) => r.SingerId)).toEqual(['2']);
+    await harness.close?.();
+  });
+
+  it('splits a batch into requests under the size limit', async () => {
+    const { replica, harness, dataset } = await bigQueryHarness();
+    await replica.ensureTable('singers', singers(), 'all');
+    const small = new BigQueryReplicaSink(
+      { bigquery: emu.bigquery(), writer: emu.writerClient() },
+      {
+        projectId: PROJECT,
+        dataset,
+        limits: { maxRequestBytes: 2048 },
+      },
+    );
+    const batch = changesOf(
+      record({
+        ts: at(1),
+        modType: 'INSERT',
+        mods: Array.from({ length: 200 }, (_, i) => ({
+          keys: { SingerId: String(i) },
+          newValues: { Name: 'x'.repeat(50), Bio: null },
+          oldValues: {},
+        })),
+      }),
+    );
+    await small.write('singers', batch);
+    expect(await harness.replicaRows('singers')).toHaveLength(200);
+    small.close();
+    await harness.close?.();
+  });
+});

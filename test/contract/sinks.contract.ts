@@ -1,0 +1,245 @@
+/**
+ * The sink contract (replica, history, completeness), run against every implementation: in-memory and
+ * BigQuery on the emulator through the official clients.
+ */
+import type {
+  ColumnType,
+  DataChangeRecord,
+  Mod,
+  ModType,
+  ValueCaptureType,
+} from '../../shared/domain/change-record';
+import { historyRows } from '../../shared/domain/history-rows';
+import type { TableSchema } from '../../shared/domain/information-schema';
+import {
+  buildReplicaChanges,
+  type ReplicaDelete,
+  type ReplicaUpsert,
+} from '../../shared/domain/replica-rows';
+import { formatTimestamp, fromNanos, type Timestamp } from '../../shared/domain/timestamp';
+import type { CompletenessSink, HistorySink, ReplicaSink } from '../../shared/ports/sinks';
+
+/** Cell values as text (NULL stays null), so both implementations compare alike. */
+export type TextRow = Record<string, string | null>;
+
+/** One implementation under test, with read-back helpers in the implementation's own terms. */
+export interface SinkHarness {
+  replica: ReplicaSink;
+  history: HistorySink;
+  completeness: CompletenessSink;
+  replicaRows(destination: string): Promise<TextRow[]>;
+  replicaTable(destination: string): Promise<{ fields: string[]; primaryKey: string[] } | undefined>;
+  historyChangeIds(destination: string): Promise<string[]>;
+  completenessRows(): Promise<Array<{ source_table: string; destination: string; watermark_ns: string }>>;
+  close?(): Promise<void>;
+}
+
+const T0 = 1_700_000_000_000_000_000n;
+/** A commit timestamp `n` microseconds and 7 ns after T0 (the nanoseconds reach the sequence number). */
+export const at = (n: number): Timestamp => fromNanos(T0 + BigInt(n) * 1000n + 7n);
+
+const column = (name: string, code: string, ordinalPosition: number, isPrimaryKey = false): ColumnType => ({
+  name,
+  type: { code },
+  isPrimaryKey,
+  ordinalPosition,
+});
+
+/** Singers(SingerId INT64 key, Name STRING, Bio STRING[, Extra STRING]). */
+export function singers(withExtra = false): TableSchema {
+  const columns = [
+    { name: 'SingerId', type: { code: 'INT64' }, nullable: false, ordinalPosition: 1 },
+    { name: 'Name', type: { code: 'STRING' }, nullable: true, ordinalPosition: 2 },
+    { name: 'Bio', type: { code: 'STRING' }, nullable: true, ordinalPosition: 3 },
+  ];
+  if (withExtra)
+    columns.push({ name: 'Extra', type: { code: 'STRING' }, nullable: true, ordinalPosition: 4 });
+  return { name: 'Singers', columns, primaryKey: ['SingerId'] };
+}
+
+/** A data-change record on Singers. */
+export function record(p: {
+  ts: Timestamp;
+  modType: ModType;
+  mods: Mod[];
+  txn?: string;
+  seq?: string;
+  capture?: ValueCaptureType;
+  extra?: boolean;
+}): DataChangeRecord {
+  const columnTypes = [
+    column('SingerId', 'INT64', 1, true),
+    column('Name', 'STRING', 2),
+    column('Bio', 'STRING', 3),
+  ];
+  if (p.extra) columnTypes.push(column('Extra', 'STRING', 4));
+  return {
+    kind: 'data-change',
+    commitTimestamp: p.ts,
+    recordSequence: p.seq ?? '00000000',
+    serverTransactionId: p.txn ?? `txn-${p.ts}`,
+    isLastRecordInTransactionInPartition: true,
+    tableName: 'Singers',
+    columnTypes,
+    mods: p.mods,
+    modType: p.modType,
+    valueCaptureType: p.capture ?? 'NEW_ROW',
+    numberOfRecordsInTransaction: 1,
+    numberOfPartitionsInTransaction: 1,
+    transactionTag: '',
+    isSystemTransaction: false,
+  };
+}
+
+const mod = (
+  id: number,
+  values: Record<string, string | null> = {},
+  old: Record<string, string | null> = {},
+) => ({
+  keys: { SingerId: String(id) },
+  newValues: values,
+  oldValues: old,
+});
+
+/** The writable replica changes of some records. */
+export function changesOf(...records: DataChangeRecord[]): Array<ReplicaUpsert | ReplicaDelete> {
+  return buildReplicaChanges(records).changes.filter(
+    (c): c is ReplicaUpsert | ReplicaDelete => c.kind === 'upsert' || c.kind === 'delete',
+  );
+}
+
+const byId = (rows: TextRow[]) => [...rows].sort((a, b) => Number(a.SingerId) - Number(b.SingerId));
+
+/** Registers the contract tests; `make` builds a fresh harness (fresh dataset) per test. */
+export function sinkContract(label: string, make: () => Promise<SinkHarness>): void {
+  describe(`Sink contract: ${label}`, () => {
+    let h: SinkHarness;
+    beforeEach(async () => {
+      h = await make();
+    });
+    afterEach(async () => {
+      await h.close?.();
+    });
+
+    it('creates the replica table with the key and only the watched columns, and is idempotent', async () => {
+      await h.replica.ensureTable('singers', singers(), ['Name']);
+      await h.replica.ensureTable('singers', singers(), ['Name']);
+      expect(await h.replicaTable('singers')).toEqual({
+        fields: ['SingerId', 'Name'],
+        primaryKey: ['SingerId'],
+      });
+    });
+
+    it('applies upserts and deletes by sequence number, not by arrival', async () => {
+      await h.replica.ensureTable('singers', singers(), 'all');
+      const insert = (id: number, name: string) =>
+        record({ ts: at(1), modType: 'INSERT', mods: [mod(id, { Name: name, Bio: null })] });
+      await h.replica.write('singers', changesOf(insert(1, 'a'), insert(2, 'b'), insert(3, 'c')));
+      const update = (ts: number, id: number, name: string) =>
+        record({ ts: at(ts), modType: 'UPDATE', mods: [mod(id, { Name: name, Bio: null })] });
+      await h.replica.write('singers', changesOf(update(3, 1, 'a3')));
+      await h.replica.write('singers', changesOf(update(2, 1, 'a2'))); // late and older: loses
+      await h.replica.write('singers', changesOf(record({ ts: at(5), modType: 'DELETE', mods: [mod(2)] })));
+      await h.replica.write('singers', changesOf(update(4, 2, 'b4'))); // older than the delete: loses
+      // Two transactions at one timestamp on disjoint columns of key 3: both changes survive.
+      const concurrent = [
+        record({
+          ts: at(6),
+          txn: 'A',
+          modType: 'UPDATE',
+          capture: 'NEW_ROW_AND_OLD_VALUES',
+          mods: [mod(3, { Name: 'n6', Bio: null }, { Name: 'c' })],
+        }),
+        record({
+          ts: at(6),
+          txn: 'B',
+          seq: '1',
+          modType: 'UPDATE',
+          capture: 'NEW_ROW_AND_OLD_VALUES',
+          mods: [mod(3, { Name: 'c', Bio: 'bio6' }, { Bio: null })],
+        }),
+      ];
+      await h.replica.write('singers', changesOf(...concurrent));
+      expect(byId(await h.replicaRows('singers'))).toEqual([
+        { SingerId: '1', Name: 'a3', Bio: null },
+        { SingerId: '3', Name: 'n6', Bio: 'bio6' },
+      ]);
+    });
+
+    it('leaves the replica as one send would when a batch is re-sent', async () => {
+      await h.replica.ensureTable('singers', singers(), 'all');
+      const batch = changesOf(
+        record({
+          ts: at(1),
+          modType: 'INSERT',
+          mods: [mod(1, { Name: 'a', Bio: 'x' }), mod(2, { Name: 'b', Bio: 'y' })],
+        }),
+        record({ ts: at(2), modType: 'DELETE', mods: [mod(2)] }),
+        record({ ts: at(3), modType: 'UPDATE', mods: [mod(1, { Name: 'a2', Bio: 'x' })] }),
+      );
+      await h.replica.write('singers', batch);
+      const once = byId(await h.replicaRows('singers'));
+      await h.replica.write('singers', batch);
+      expect(byId(await h.replicaRows('singers'))).toEqual(once);
+      expect(once).toEqual([{ SingerId: '1', Name: 'a2', Bio: 'x' }]);
+    });
+
+    it('adds a column the source gained mid-stream', async () => {
+      await h.replica.ensureTable('singers', singers(), ['Name']);
+      await h.replica.write(
+        'singers',
+        changesOf(record({ ts: at(1), modType: 'INSERT', mods: [mod(1, { Name: 'a' })] })),
+      );
+      await h.replica.ensureTable('singers', singers(true), ['Name', 'Extra']);
+      const withExtra = record({
+        ts: at(2),
+        modType: 'INSERT',
+        extra: true,
+        mods: [mod(2, { Name: 'b', Extra: 'e' })],
+      });
+      await h.replica.write('singers', changesOf(withExtra));
+      expect((await h.replicaTable('singers'))?.fields).toEqual(['SingerId', 'Name', 'Extra']);
+      expect(byId(await h.replicaRows('singers'))).toEqual([
+        { SingerId: '1', Name: 'a', Extra: null },
+        { SingerId: '2', Name: 'b', Extra: 'e' },
+      ]);
+    });
+
+    it('keeps every history row; a re-sent batch is told apart by change_id', async () => {
+      await h.history.ensureTable('history');
+      await h.history.ensureTable('history');
+      const rows = [
+        record({
+          ts: at(1),
+          txn: 't1',
+          modType: 'INSERT',
+          mods: [mod(1, { Name: 'a' }), mod(2, { Name: 'b' })],
+        }),
+        record({ ts: at(2), txn: 't2', modType: 'DELETE', mods: [mod(1)] }),
+      ].flatMap(historyRows);
+      await h.history.append('history', rows, 'window-1/0');
+      await h.history.append('history', rows, 'window-1/0');
+      const ids = (await h.historyChangeIds('history')).sort();
+      const expected = rows.map((r) => r.change_id).sort();
+      // At least once in the raw table (ADR-501); the dedup view keeps one row per change_id.
+      expect(ids).toEqual([...expected, ...expected].sort());
+      expect([...new Set(ids)]).toEqual(expected);
+    });
+
+    it('keeps the newest watermark per source table', async () => {
+      await h.completeness.record([
+        { sourceTable: 'Albums', destination: 'albums', watermark: at(100) },
+        { sourceTable: 'Singers', destination: 'singers', watermark: at(200) },
+      ]);
+      await h.completeness.record([
+        { sourceTable: 'Albums', destination: 'albums', watermark: at(50) }, // late and older: loses
+        { sourceTable: 'Singers', destination: 'singers', watermark: at(300) },
+      ]);
+      const rows = (await h.completenessRows()).sort((a, b) => a.source_table.localeCompare(b.source_table));
+      expect(rows).toEqual([
+        { source_table: 'Albums', destination: 'albums', watermark_ns: formatTimestamp(at(100)) },
+        { source_table: 'Singers', destination: 'singers', watermark_ns: formatTimestamp(at(300)) },
+      ]);
+    });
+  });
+}

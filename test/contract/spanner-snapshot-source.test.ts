@@ -1,0 +1,130 @@
+/**
+ * SpannerSnapshotSource against the Spanner emulator (official client): partitions cover a table exactly
+ * once at T while writes continue, a fresh client rejoins the transaction from the opaque handles, and a
+ * snapshot older than version retention fails permanently with the remedy in the message.
+ */
+process.env.METADATA_SERVER_DETECTION = 'none';
+
+import { SpannerSnapshotSource } from '../../shared/adapters/spanner/snapshot-source';
+import type { Dialect } from '../../shared/domain/change-record';
+import { SluiceError } from '../../shared/domain/errors';
+import type { TableSchema } from '../../shared/domain/information-schema';
+import { addNanos, fromNanos } from '../../shared/domain/timestamp';
+import type { WriterValue } from '../../shared/domain/value-mapping';
+import { createTestDatabase, emulatorClient, type TestDatabase } from '../emulators/spanner/client';
+import { type RunningSpannerEmulator, startSpannerEmulator } from '../emulators/spanner/server';
+
+let emu: RunningSpannerEmulator;
+
+beforeAll(async () => {
+  emu = await startSpannerEmulator({ port: 0, partitions: 3 });
+});
+
+afterAll(async () => {
+  await emu?.stop();
+});
+
+function schemaOf(dialect: Dialect): TableSchema {
+  const n = (s: string) => (dialect === 'POSTGRESQL' ? s.toLowerCase() : s);
+  return {
+    name: n('Items'),
+    primaryKey: [n('Id')],
+    columns: [
+      { name: n('Id'), type: { code: 'INT64' }, nullable: false, ordinalPosition: 1 },
+      { name: n('Label'), type: { code: 'STRING' }, nullable: true, ordinalPosition: 2 },
+      { name: n('At'), type: { code: 'TIMESTAMP' }, nullable: true, ordinalPosition: 3 },
+    ],
+  };
+}
+
+const DDL: Record<Dialect, string> = {
+  GOOGLE_STANDARD_SQL:
+    'CREATE TABLE Items (Id INT64 NOT NULL, Label STRING(MAX), At TIMESTAMP) PRIMARY KEY (Id)',
+  POSTGRESQL: 'CREATE TABLE items (id bigint NOT NULL PRIMARY KEY, label varchar, at timestamptz)',
+};
+
+describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])('SpannerSnapshotSource (%s)', (dialect) => {
+  let db: TestDatabase;
+  const schema = schemaOf(dialect);
+  const [id, label, at] = schema.columns.map((c) => c.name) as [string, string, string];
+
+  beforeAll(async () => {
+    db = await createTestDatabase(emu, dialect, [DDL[dialect]]);
+    const rows = Array.from({ length: 40 }, (_, i) => ({
+      [id]: String(i + 1),
+      [label]: `row-${i + 1}`,
+      [at]: '2024-05-06T07:08:09.123456789Z',
+    }));
+    await db.database.table(schema.name).insert(rows);
+  });
+
+  afterAll(async () => {
+    await db?.close();
+  });
+
+  it('covers the table exactly once at T while writes continue, read from a fresh client', async () => {
+    const source = new SpannerSnapshotSource(db.database, { postgres: dialect === 'POSTGRESQL' });
+    const snapshot = await source.open();
+    const partitions = await source.partition(snapshot, {
+      table: schema,
+      columns: [id, label, at],
+      dataBoost: true,
+      priority: 'low',
+      maxPartitions: 3,
+    });
+    expect(partitions.length).toBeGreaterThan(1);
+    // Writes after T: new rows, an update and a delete must not show in the snapshot.
+    const table = db.database.table(schema.name);
+    await table.insert({ [id]: '1000', [label]: 'late' });
+    await table.update({ [id]: '1', [label]: 'changed' });
+    await table.deleteRows([['2']]);
+    // Another process: a new client, the handles as strings only.
+    const other = emulatorClient(emu);
+    const otherDb = other.instance(db.instance.id).database(db.database.id);
+    const reader = new SpannerSnapshotSource(otherDb, { postgres: dialect === 'POSTGRESQL' });
+    const seen: Record<string, WriterValue>[] = [];
+    const handles = JSON.parse(JSON.stringify({ transaction: snapshot.transaction, partitions }));
+    for (const p of handles.partitions as string[]) {
+      for await (const row of reader.read({ ...snapshot, transaction: handles.transaction }, p, schema))
+        seen.push(row);
+    }
+    await otherDb.close();
+    other.close();
+    const ids = seen.map((r) => Number(r[id])).sort((a, b) => a - b);
+    expect(ids).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+    expect(seen.find((r) => r[id] === '1')).toEqual({
+      [id]: '1',
+      [label]: 'row-1',
+      [at]: '1714979289123456',
+    });
+    await source.close(snapshot);
+  });
+
+  it('opens at an exact past timestamp and reports it', async () => {
+    const source = new SpannerSnapshotSource(db.database, { postgres: dialect === 'POSTGRESQL' });
+    const t = addNanos(fromNanos(emu.admin.nowNs()), -123);
+    const snapshot = await source.open(t);
+    expect(snapshot.readTimestamp).toBe(t);
+  });
+
+  it('fails permanently, naming version_retention_period, for a snapshot older than retention', async () => {
+    const source = new SpannerSnapshotSource(db.database, { postgres: dialect === 'POSTGRESQL' });
+    const tooOld = addNanos(fromNanos(emu.admin.nowNs()), -2n * 3600n * 1_000_000_000n);
+    const err: unknown = await (async () => {
+      const snapshot = await source.open(tooOld);
+      const [p] = await source.partition(snapshot, {
+        table: schema,
+        columns: [id],
+        dataBoost: false,
+        priority: 'low',
+      });
+      for await (const _ of source.read(snapshot, p!, schema));
+    })().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(SluiceError);
+    expect((err as SluiceError).kind).toBe('permanent');
+    expect((err as SluiceError).message).toMatch(/too old.*version_retention_period/);
+  });
+});

@@ -1,0 +1,92 @@
+/**
+ * PartitionQuery / PartitionRead support: which queries are root-partitionable, the key-range split at the
+ * transaction's snapshot, and the server-side handles behind partition tokens.
+ */
+import { randomBytes } from 'node:crypto';
+import type { EmulatedDatabase } from './database';
+import { Code, SpannerError } from './hooks';
+import type { Resolved, SelectorJson } from './selector';
+import type { EmulatorState } from './state';
+import { isWord, tokenize } from './tokenizer';
+import { translate } from './translate';
+
+const NOT_ROOT = [
+  'ORDER',
+  'GROUP',
+  'LIMIT',
+  'DISTINCT',
+  'JOIN',
+  'UNION',
+  'HAVING',
+  'INTERSECT',
+  'EXCEPT',
+  'COUNT',
+  'SUM',
+  'MIN',
+  'MAX',
+  'AVG',
+];
+
+/** The table a partitionable query reads, or INVALID_ARGUMENT as the service answers. */
+export function partitionSubject(db: EmulatedDatabase, sql: string): string {
+  const t = translate(sql, db.dialect, db.schema);
+  const words = tokenize(sql, db.dialect);
+  if (
+    t.tables.size !== 1 ||
+    words.some((w) => NOT_ROOT.some((k) => isWord(w, k)) || isWord(w, 'INFORMATION_SCHEMA'))
+  )
+    throw new SpannerError(
+      Code.INVALID_ARGUMENT,
+      'Query is not root partitionable since it does not have a DistributedUnion at the root. Please check the conditions for a query to be root-partitionable.',
+    );
+  return [...t.tables][0] as string;
+}
+
+/** The snapshot and key range of a partition token, checked against the request it came with. */
+export function partitionView(
+  state: EmulatorState,
+  db: EmulatedDatabase,
+  token: Buffer,
+  subject: string,
+  sel?: SelectorJson,
+) {
+  const p = state.partitions.get(token.toString('hex'));
+  if (!p || p.database !== db.name || p.subject !== subject)
+    throw new SpannerError(
+      Code.INVALID_ARGUMENT,
+      'Partition token does not match the request (SQL, table or database differ)',
+    );
+  if (sel?.id && Buffer.from(sel.id).toString('base64') !== p.txnId)
+    throw new SpannerError(Code.INVALID_ARGUMENT, 'Partition token belongs to another transaction');
+  return p.view;
+}
+
+/** Splits `table` at the transaction's snapshot into at most `max` key ranges and hands out tokens. */
+export function createPartitions(
+  state: EmulatorState,
+  db: EmulatedDatabase,
+  r: Resolved,
+  table: string,
+  subject: string,
+  max: number,
+) {
+  if (!r.txn?.readOnly)
+    throw new SpannerError(
+      Code.INVALID_ARGUMENT,
+      'Partitioned reads and queries require a read-only transaction started with begin or id',
+    );
+  const t = db.schema.get(table);
+  const keys = db.storage.keys(t, r.view);
+  const n = Math.max(1, Math.min(state.options.partitions ?? 3, max > 0 ? max : Number.MAX_SAFE_INTEGER));
+  const bounds = Array.from({ length: n + 1 }, (_, i) =>
+    i === 0 || i === n ? undefined : keys[Math.floor((i * keys.length) / n)],
+  );
+  const partitions = [];
+  for (let i = 0; i < n; i++) {
+    const token = randomBytes(16);
+    const view = { snapNs: r.txn.snapNs, range: { table: t.name, lo: bounds[i], hi: bounds[i + 1] } };
+    state.partitions.set(token.toString('hex'), { database: db.name, txnId: r.txn.id, subject, view });
+    partitions.push({ partitionToken: token });
+  }
+  return { partitions, transaction: r.metadata };
+}

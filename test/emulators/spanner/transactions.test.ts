@@ -1,0 +1,111 @@
+/** Issue 3 through the official client: version retention, PartitionRead, reads through an index, conflicts. */
+process.env.METADATA_SERVER_DETECTION = 'none';
+
+import { PreciseDate } from '@google-cloud/precise-date';
+import { createTestDatabase, type TestDatabase } from './client';
+import { type RunningSpannerEmulator, startSpannerEmulator } from './server';
+
+let emu: RunningSpannerEmulator;
+let g: TestDatabase;
+
+beforeAll(async () => {
+  emu = await startSpannerEmulator({ port: 0, partitions: 4, changeStreams: false });
+  g = await createTestDatabase(emu, 'GOOGLE_STANDARD_SQL', [
+    'CREATE TABLE Accounts (Id INT64 NOT NULL, Owner STRING(MAX) NOT NULL, Balance INT64) PRIMARY KEY (Id)',
+    'CREATE INDEX AccountsByOwner ON Accounts (Owner) STORING (Balance)',
+  ]);
+  await g.database
+    .table('Accounts')
+    .insert(
+      Array.from({ length: 40 }, (_, i) => ({ Id: String(i), Owner: `o${i % 7}`, Balance: String(i) })),
+    );
+});
+
+afterAll(async () => {
+  await g?.close();
+  await emu?.stop();
+});
+
+test('version_retention_period: the database option, and reads older than it fail', async () => {
+  await expect(
+    g.database
+      .updateSchema(["ALTER DATABASE db SET OPTIONS (version_retention_period = '30m')"])
+      .then(([op]) => op.promise()),
+  ).rejects.toMatchObject({ code: 3 });
+  const name = g.name.split('/').pop();
+  const [op] = await g.database.updateSchema([
+    `ALTER DATABASE \`${name}\` SET OPTIONS (version_retention_period = '2h')`,
+  ]);
+  await op.promise();
+  const [meta] = await g.database.getMetadata();
+  expect(meta.versionRetentionPeriod).toBe('2h');
+  const [opts] = await g.database.run({
+    sql: "SELECT OPTION_VALUE FROM INFORMATION_SCHEMA.DATABASE_OPTIONS WHERE OPTION_NAME = 'version_retention_period'",
+    json: true,
+  });
+  expect(opts).toEqual([{ OPTION_VALUE: '2h' }]);
+  const old = new PreciseDate(Date.now() - 3 * 3600_000);
+  await expect(g.database.run('SELECT Id FROM Accounts', { readTimestamp: old })).rejects.toMatchObject({
+    code: 9,
+  });
+  await expect(g.database.run('SELECT 1', { exactStaleness: 3 * 3600 })).rejects.toMatchObject({ code: 9 });
+});
+
+test('PartitionRead: the partitions together return every row exactly once at the snapshot', async () => {
+  const [txn] = await g.database.createBatchTransaction({ strong: true });
+  const [partitions] = await txn.createReadPartitions({
+    table: 'Accounts',
+    keySet: { all: true },
+    columns: ['Id'],
+  });
+  expect(partitions.length).toBe(4);
+  await g.database.table('Accounts').insert({ Id: '1000', Owner: 'late', Balance: '0' });
+  const ids: number[] = [];
+  const sizes: number[] = [];
+  for (const p of partitions) {
+    const [rows] = await txn.execute({ ...p, json: true } as never);
+    sizes.push(rows.length);
+    ids.push(...(rows as Array<{ Id: number }>).map((r) => Number(r.Id)));
+  }
+  expect(ids.sort((a, b) => a - b)).toEqual(Array.from({ length: 40 }, (_, i) => i));
+  expect(sizes.every((n) => n > 0)).toBe(true);
+  txn.close();
+});
+
+test('StreamingRead through a secondary index', async () => {
+  const [rows] = await g.database.table('Accounts').read({
+    index: 'AccountsByOwner',
+    keys: ['o3'],
+    columns: ['Id', 'Owner', 'Balance'],
+    json: true,
+  });
+  const ids = (rows as Array<{ Id: number }>).map((r) => Number(r.Id)).sort((a, b) => a - b);
+  expect(ids).toEqual([3, 10, 17, 24, 31, 38]);
+});
+
+test('two read-write transactions writing the same row: the second commit is ABORTED', async () => {
+  const [a] = await g.database.getTransaction();
+  const [b] = await g.database.getTransaction();
+  await a.run('SELECT Balance FROM Accounts WHERE Id = 5');
+  await b.run('SELECT Balance FROM Accounts WHERE Id = 5');
+  a.update('Accounts', { Id: '5', Balance: '500' });
+  b.update('Accounts', { Id: '5', Balance: '-5' });
+  await a.commit();
+  await expect(b.commit()).rejects.toMatchObject({ code: 10 });
+  const [rows] = await g.database.run({ sql: 'SELECT Balance FROM Accounts WHERE Id = 5', json: true });
+  expect(rows).toEqual([{ Balance: 500 }]);
+});
+
+test('the transaction runner retries an ABORTED transaction to success', async () => {
+  let attempts = 0;
+  await g.database.runTransactionAsync(async (tx) => {
+    attempts++;
+    const [rows] = await tx.run({ sql: 'SELECT Balance FROM Accounts WHERE Id = 6', json: true });
+    if (attempts === 1) await g.database.table('Accounts').update({ Id: '6', Balance: '60' });
+    tx.update('Accounts', { Id: '6', Balance: String(Number((rows[0] as { Balance: number }).Balance) + 1) });
+    await tx.commit();
+  });
+  expect(attempts).toBe(2);
+  const [rows] = await g.database.run({ sql: 'SELECT Balance FROM Accounts WHERE Id = 6', json: true });
+  expect(rows).toEqual([{ Balance: 61 }]);
+});
