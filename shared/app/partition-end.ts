@@ -1,0 +1,82 @@
+/**
+ * Ending a partition on its child-partitions record (ADR-201's protocol): the sinks were flushed already; create
+ * every child (create-only — a merge's other parents write identical bytes, so exactly one exists), then write
+ * the parent `finished`, then mark ready each child whose parents have all finished and enqueue it. A crash
+ * between steps is repaired by whoever comes next: the scheduler promotes and enqueues waiting children.
+ */
+
+import { SluiceError } from '../domain/errors';
+import {
+  entriesFromChildPartitions,
+  finishPartition,
+  markReady,
+  type PartitionEnd,
+  type PartitionEntry,
+  type PartitionView,
+} from '../domain/ledger';
+import type { TaskQueue } from '../ports/task-queue';
+import type { LedgerStore } from './ledger-store';
+import { enqueueReaderTask } from './reader-task';
+
+/** Finishes `entry` with `end`; returns the ids of the children enqueued. */
+export async function endPartition(
+  args: {
+    ledger: LedgerStore;
+    queue: TaskQueue;
+    readerUrl: string;
+    pipeline: string;
+    holder: string;
+    records: number;
+  },
+  entry: PartitionEntry,
+  end: PartitionEnd,
+): Promise<string[]> {
+  const { ledger, holder } = args;
+  const record = {
+    kind: 'child-partitions' as const,
+    startTimestamp: end.at,
+    recordSequence: '0',
+    childPartitions: end.children,
+  };
+  const children = entriesFromChildPartitions(record, entry.epoch);
+  for (const child of children) await ledger.createPartition(child);
+  const out = await ledger.updatePartition(entry.epoch, entry.id, (e, writer) =>
+    finishPartition(e, { holder, end, writer, records: args.records }),
+  );
+  if (out.kind !== 'written' && out.kind !== 'unchanged') {
+    throw new SluiceError(
+      'conflict',
+      `could not finish ${entry.id}: ${out.kind === 'refused' ? out.message : out.kind}`,
+    );
+  }
+  const enqueued: string[] = [];
+  for (const child of children) {
+    if (await promoteChild(args, child)) enqueued.push(child.id);
+  }
+  return enqueued;
+}
+
+/** Marks a child ready when all its parents finished, and enqueues it; false when it must still wait. */
+async function promoteChild(
+  args: { ledger: LedgerStore; queue: TaskQueue; readerUrl: string; pipeline: string },
+  child: PartitionEntry,
+): Promise<boolean> {
+  const { ledger } = args;
+  const parents: PartitionView[] = [];
+  for (const id of child.parentIds) {
+    const p = await ledger.readPartition(child.epoch, id);
+    if (p) parents.push(p.value);
+  }
+  const out = await ledger.updatePartition(child.epoch, child.id, (e, writer) =>
+    e.state === 'waiting' ? markReady(e, parents, writer) : null,
+  );
+  if ((out.kind !== 'written' && out.kind !== 'unchanged') || out.entry.state !== 'ready') return false;
+  const task = {
+    pipeline: args.pipeline,
+    epoch: child.epoch,
+    partition: child.id,
+    position: out.entry.position,
+  };
+  await enqueueReaderTask(args.queue, args.readerUrl, task, out.entry.writer);
+  return true;
+}

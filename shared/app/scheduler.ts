@@ -1,0 +1,297 @@
+/**
+ * The scheduler's tick (DESIGN §3–§4): make sure the pipeline is started, list the ledger (metadata only), plan,
+ * promote waiting children whose parents all finished, enqueue ready work and takeovers of expired leases,
+ * remove finished partitions whose children all started, guard the stream's retention, and write the status
+ * object, the completeness table and one summary log line. Every write is compare-and-swap and every task is
+ * named after its work, so two concurrent ticks decide and do the same harmless things.
+ */
+import type { Dialect } from '../domain/change-record';
+import { SluiceError } from '../domain/errors';
+import { type Manifest, markReady, planTick, type TickPlan } from '../domain/ledger';
+import { addNanos, diffMillis, formatTimestamp, type Timestamp } from '../domain/timestamp';
+import type { ChangeSource } from '../ports/change-source';
+import type { CompletenessSink, HistorySink, ReplicaSink } from '../ports/sinks';
+import type { SpannerCatalog } from '../ports/spanner-catalog';
+import type { TaskQueue } from '../ports/task-queue';
+import { type LedgerStore, type ListedPartition, newWriterToken, type Versioned } from './ledger-store';
+import { startPipeline } from './pipeline-start';
+import { enqueueReaderTask } from './reader-task';
+import type { AppSettings, Runtime } from './settings';
+import { buildStatus, type PipelineStatus, type StatusError } from './status';
+import { type ValidatedStream, validateStream } from './stream-validation';
+
+/** The ports the scheduler uses. */
+export interface SchedulerPorts {
+  ledger: LedgerStore;
+  catalog: SpannerCatalog;
+  source: ChangeSource;
+  queue: TaskQueue;
+  completeness: CompletenessSink;
+  replica: ReplicaSink;
+  history: HistorySink;
+}
+
+/** What one tick did, for the HTTP answer and tests. */
+export interface TickReport {
+  status: PipelineStatus | null;
+  enqueued: number;
+  promoted: number;
+  removed: number;
+}
+
+/** One scheduler per function instance: it validates the stream once, then ticks. */
+export class Scheduler {
+  private validated: ValidatedStream | undefined;
+  private dialect: Dialect = 'GOOGLE_STANDARD_SQL';
+
+  constructor(
+    private readonly ports: SchedulerPorts,
+    private readonly settings: AppSettings,
+    private readonly runtime: Runtime,
+  ) {}
+
+  /** Validates the stream, logs the watch scope and makes sure every destination table exists. */
+  private async validate(): Promise<ValidatedStream> {
+    if (this.validated) return this.validated;
+    const { catalog, replica, history } = this.ports;
+    const v = await validateStream(catalog, this.settings.config);
+    this.dialect = await catalog.dialect();
+    this.runtime.log.info('stream.validated', {
+      stream: this.settings.config.spanner.stream,
+      valueCaptureType: v.options.valueCaptureType,
+      retentionSeconds: v.options.retentionSeconds,
+      watchesAllTables: v.scope.all,
+      watched: Object.fromEntries(v.watched),
+    });
+    for (const [table, targets] of Object.entries(this.settings.config.tables)) {
+      if (targets.replica) {
+        const schema = await catalog.tableSchema(table);
+        await replica.ensureTable(targets.replica, schema, v.watched.get(table) ?? 'all');
+      }
+      if (targets.history) await history.ensureTable(targets.history);
+    }
+    this.validated = v;
+    return v;
+  }
+
+  /** Runs one tick. @throws SluiceError; retryable ones should be answered 503 (the next tick retries anyway). */
+  async tick(): Promise<TickReport> {
+    const stream = await this.validate();
+    let manifest = await this.ports.ledger.readManifest();
+    if (!manifest || manifest.value.state === 'starting') {
+      manifest = await startPipeline(this.startArgs(), manifest);
+      if (!manifest) return { status: null, enqueued: 0, promoted: 0, removed: 0 };
+    }
+    return this.runTick(manifest, stream);
+  }
+
+  private startArgs() {
+    const { ledger, source } = this.ports;
+    return { ledger, source, config: this.settings.config, runtime: this.runtime, dialect: this.dialect };
+  }
+
+  private async runTick(manifest: Versioned<Manifest>, stream: ValidatedStream): Promise<TickReport> {
+    const { ledger } = this.ports;
+    const now = this.runtime.now();
+    const epoch = manifest.value.epoch;
+    const listing = await ledger.listPartitions();
+    const views = listing.partitions.map((p) => p.view);
+    const plan = planTick(views, now, epoch);
+    const errors: StatusError[] = listing.corrupt.map((c) => ({
+      kind: 'permanent',
+      message: c.message,
+      at: formatTimestamp(now),
+    }));
+    const retention = await this.guardRetention(manifest, plan.watermark, stream, now);
+    if (retention.restarted || manifest.value.state === 'stopped' || retention.stopped) {
+      const current = retention.manifest ?? manifest;
+      const status = buildStatus({
+        manifest: current.value,
+        views: [],
+        plan: planTick([], now, current.value.epoch),
+        now,
+        retention: retention.info,
+        errors,
+        listCalls: listing.calls,
+      });
+      await ledger.writeStatus(status);
+      return { status, enqueued: 0, promoted: 0, removed: 0 };
+    }
+    const current = listing.partitions.filter((p) => p.view.epoch === epoch);
+    const byId = new Map(current.map((p) => [p.view.id, p]));
+    const promoted = await this.promote(plan, byId, errors);
+    const enqueued = await this.enqueue(plan, promoted, byId, errors, epoch);
+    const removed = await this.remove(plan, listing.partitions, epoch);
+    errors.push(...(await this.failedErrors(plan, epoch)));
+    const status = buildStatus({
+      manifest: manifest.value,
+      views: current.map((p) => p.view),
+      plan,
+      now,
+      retention: retention.info,
+      errors,
+      listCalls: listing.calls,
+    });
+    await ledger.writeStatus(status);
+    await this.recordCompleteness(plan.watermark);
+    this.runtime.log.info('scheduler.tick', {
+      lagSeconds: status.lagSeconds,
+      watermark: status.watermark,
+      partitions: status.partitions,
+      enqueued,
+      promoted: promoted.length,
+      expired: plan.expired.length,
+      removed,
+      failed: plan.failed.length,
+      listCalls: listing.calls,
+    });
+    return { status, enqueued, promoted: promoted.length, removed };
+  }
+
+  /** Marks ready every waiting partition whose parents all finished; returns the promoted entries' positions. */
+  private async promote(plan: TickPlan, byId: Map<string, ListedPartition>, errors: StatusError[]) {
+    const parents = [...byId.values()].map((p) => p.view);
+    const promoted: Array<{ id: string; position: Timestamp; writer: string }> = [];
+    for (const id of plan.promote) {
+      const epoch = byId.get(id)!.view.epoch;
+      try {
+        const out = await this.ports.ledger.updatePartition(epoch, id, (e, w) => markReady(e, parents, w));
+        if (out.kind === 'written' || (out.kind === 'refused' && out.entry.state === 'ready')) {
+          promoted.push({ id, position: out.entry.position, writer: out.entry.writer });
+        }
+      } catch (err) {
+        errors.push(this.toStatusError(err, id));
+      }
+    }
+    return promoted;
+  }
+
+  private async enqueue(
+    plan: TickPlan,
+    promoted: Array<{ id: string; position: Timestamp; writer: string }>,
+    byId: Map<string, ListedPartition>,
+    errors: StatusError[],
+    epoch: number,
+  ): Promise<number> {
+    const { queue } = this.ports;
+    const url = this.settings.readerUrl;
+    // A takeover of an expired lease needs no special name: the holder's writes changed the entry's writer.
+    const listed = (id: string) => {
+      const v = byId.get(id)!.view;
+      return { id, position: v.position, writer: v.writer };
+    };
+    const work = [...plan.enqueue.map(listed), ...promoted, ...plan.expired.map(listed)];
+    let created = 0;
+    for (const w of work) {
+      try {
+        const task = {
+          pipeline: this.settings.config.pipeline,
+          epoch,
+          partition: w.id,
+          position: w.position,
+        };
+        const out = await enqueueReaderTask(queue, url, task, w.writer);
+        if (out === 'created') created++;
+      } catch (err) {
+        errors.push(this.toStatusError(err, w.id));
+      }
+    }
+    return created;
+  }
+
+  /** Deletes removable finished partitions and entries of older epochs (compare-and-swap on generation). */
+  private async remove(plan: TickPlan, all: ListedPartition[], epoch: number): Promise<number> {
+    const removable = new Set(plan.removable);
+    let removed = 0;
+    for (const p of all) {
+      const gone = p.view.epoch !== epoch || removable.has(p.view.id);
+      if (gone && (await this.ports.ledger.deleteObject(p.name, p.generation))) removed++;
+    }
+    return removed;
+  }
+
+  /** The recorded errors of failed partitions (a few reads: failed partitions are rare and need an operator). */
+  private async failedErrors(plan: TickPlan, epoch: number): Promise<StatusError[]> {
+    const out: StatusError[] = [];
+    for (const id of plan.failed.slice(0, 10)) {
+      const e = await this.ports.ledger.readPartition(epoch, id).catch(() => undefined);
+      const last = e?.value.lastError;
+      if (last)
+        out.push({ partition: id, kind: last.kind, message: last.message, at: formatTimestamp(last.at) });
+    }
+    return out;
+  }
+
+  private async recordCompleteness(watermark: Timestamp | null): Promise<void> {
+    if (watermark === null) return;
+    const entries = Object.entries(this.settings.config.tables).flatMap(([sourceTable, t]) =>
+      [t.replica, t.history]
+        .filter((d): d is string => d !== undefined)
+        .map((destination) => ({ sourceTable, destination, watermark })),
+    );
+    await this.ports.completeness.record(entries);
+  }
+
+  /**
+   * Warns within the margin of the stream's retention; on expiry stops the pipeline (`fail`) or starts a new
+   * epoch at now (`restart`, `restart-and-backfill`), logging the interval whose changes are lost.
+   */
+  private async guardRetention(
+    manifest: Versioned<Manifest>,
+    watermark: Timestamp | null,
+    stream: ValidatedStream,
+    now: Timestamp,
+  ): Promise<{
+    info: PipelineStatus['retention'];
+    stopped?: boolean;
+    restarted?: boolean;
+    manifest?: Versioned<Manifest>;
+  }> {
+    const retentionMs = stream.options.retentionSeconds * 1000;
+    const marginMs = this.settings.retentionMarginMs;
+    const ageMs = watermark === null ? 0 : diffMillis(now, watermark);
+    const danger = ageMs >= retentionMs - marginMs;
+    const info = { seconds: stream.options.retentionSeconds, marginSeconds: marginMs / 1000, danger };
+    if (watermark === null || manifest.value.state !== 'running' || !danger) return { info };
+    const log = this.runtime.log;
+    if (ageMs < retentionMs) {
+      log.warn('retention.danger', {
+        watermark: formatTimestamp(watermark),
+        ageSeconds: ageMs / 1000,
+        retentionSeconds: stream.options.retentionSeconds,
+      });
+      return { info };
+    }
+    const lost = { from: formatTimestamp(addNanos(watermark, 1n)), to: formatTimestamp(now) };
+    if (this.settings.config.retentionFallback === 'fail') {
+      const reason = `the watermark ${formatTimestamp(watermark)} is older than the stream's retention of ${stream.options.retentionSeconds} s: changes after it can no longer be read. Set SLUICE_RETENTION_FALLBACK=restart to restart at now (losing ${lost.from}..${lost.to}), or backfill and restart`;
+      const stopped: Manifest = {
+        ...manifest.value,
+        state: 'stopped',
+        reason,
+        writer: newWriterToken('scheduler'),
+      };
+      const generation = await this.ports.ledger.writeManifest(stopped, manifest.generation);
+      log.error('pipeline.failed', new SluiceError('permanent', reason), { lost });
+      return { info, stopped: true, ...(generation ? { manifest: { value: stopped, generation } } : {}) };
+    }
+    log.error(
+      'retention.restart',
+      new SluiceError('permanent', 'positions expired; restarting the ledger at now'),
+      { lost, fallback: this.settings.config.retentionFallback },
+    );
+    const restarted = await startPipeline(this.startArgs(), manifest, now);
+    return { info, restarted: true, ...(restarted ? { manifest: restarted } : {}) };
+  }
+
+  private toStatusError(err: unknown, partition?: string): StatusError {
+    const e = SluiceError.from(err);
+    this.runtime.log.error('scheduler.error', e, partition ? { partition } : {});
+    return {
+      ...(partition ? { partition } : {}),
+      kind: e.kind,
+      message: e.message,
+      at: formatTimestamp(this.runtime.now()),
+    };
+  }
+}

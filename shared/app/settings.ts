@@ -1,0 +1,30 @@
+/**
+ * What the application services need to know besides the ports: the validated pipeline configuration plus the
+ * deployment settings the functions get from the environment (see `shared/wiring/settings.ts`).
+ */
+import type { PipelineConfig } from '../domain/config';
+import type { Logger } from '../domain/log';
+import type { Timestamp } from '../domain/timestamp';
+
+/** Deployment settings of the scheduled replication. */
+export interface AppSettings {
+  config: PipelineConfig;
+  /** URL the reader tasks are sent to. */
+  readerUrl: string;
+  /** Warn (`retention.danger`) when the watermark is within this margin of the stream's retention. */
+  retentionMarginMs: number;
+  /** `scheduled` mode: delay of the next window once a partition caught up with now. */
+  idleDelayMs: number;
+}
+
+/** Clock and ids, injected so tests control time and randomness. */
+export interface Runtime {
+  /** Wall-clock now as a nanosecond timestamp (for windows, leases, lag — never for data). */
+  now: () => Timestamp;
+  log: Logger;
+}
+
+/** Wall-clock milliseconds of a timestamp (task schedule times). */
+export function epochMillis(t: Timestamp): number {
+  return Number(t / 1_000_000n);
+}

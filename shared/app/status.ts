@@ -1,0 +1,77 @@
+/**
+ * The status object the scheduler writes each tick and `GET /status` returns: pipeline state, watermark, lag,
+ * partitions by state, and the last errors — what an operator looks at first.
+ */
+import type { Manifest, PartitionState, PartitionView, TickPlan } from '../domain/ledger';
+import { diffMillis, formatTimestamp, type Timestamp } from '../domain/timestamp';
+
+/** One recorded failure, for the status page. */
+export interface StatusError {
+  partition?: string;
+  kind: string;
+  message: string;
+  at: string;
+}
+
+/** The status document (JSON). */
+export interface PipelineStatus {
+  pipeline: string;
+  state: Manifest['state'] | 'uninitialised';
+  reason: string | null;
+  epoch: number | null;
+  stream: string;
+  updatedAt: string;
+  /** Every change committed at or before this instant is in the sinks (null: nothing unfinished). */
+  watermark: string | null;
+  lagSeconds: number | null;
+  partitions: Record<PartitionState, number> & { total: number };
+  /** The partitions furthest behind (id → lag in seconds), at most ten. */
+  slowest: Array<{ partition: string; lagSeconds: number }>;
+  retention: { seconds: number; marginSeconds: number; danger: boolean } | null;
+  lastErrors: StatusError[];
+  listCalls: number;
+}
+
+/** Counts partitions by state. */
+export function countByState(views: readonly PartitionView[]): PipelineStatus['partitions'] {
+  const counts = { waiting: 0, ready: 0, leased: 0, finished: 0, failed: 0, total: views.length };
+  for (const v of views) counts[v.state]++;
+  return counts;
+}
+
+/** Lag of the watermark behind `now`, in seconds (one decimal). */
+export function lagSeconds(watermark: Timestamp | null, now: Timestamp): number | null {
+  return watermark === null ? null : Math.max(0, Math.round(diffMillis(now, watermark) / 100) / 10);
+}
+
+/** Builds the status document of a tick. */
+export function buildStatus(args: {
+  manifest: Manifest;
+  views: readonly PartitionView[];
+  plan: TickPlan;
+  now: Timestamp;
+  retention: PipelineStatus['retention'];
+  errors: StatusError[];
+  listCalls: number;
+}): PipelineStatus {
+  const { manifest, plan, now } = args;
+  const slowest = Object.entries(plan.lagMillis)
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 10)
+    .map(([partition, ms]) => ({ partition, lagSeconds: Math.round(ms / 100) / 10 }));
+  return {
+    pipeline: manifest.pipeline,
+    state: manifest.state,
+    reason: manifest.reason,
+    epoch: manifest.epoch,
+    stream: manifest.stream,
+    updatedAt: formatTimestamp(now),
+    watermark: plan.watermark === null ? null : formatTimestamp(plan.watermark),
+    lagSeconds: lagSeconds(plan.watermark, now),
+    partitions: countByState(args.views),
+    slowest,
+    retention: args.retention,
+    lastErrors: args.errors.slice(0, 20),
+    listCalls: args.listCalls,
+  };
+}

@@ -1,0 +1,119 @@
+/**
+ * The composition root: from the environment, once per function instance, the configuration (an invalid one is
+ * a clear startup error naming every bad variable), the official clients, the adapters, and the application
+ * services — the scheduler and the reader — sharing one ledger.
+ */
+import { GcsObjectStore } from '../adapters/gcs/object-store';
+import { CloudTasksQueue } from '../adapters/tasks/task-queue';
+import { LedgerStore } from '../app/ledger-store';
+import { Reader } from '../app/reader';
+import { Scheduler } from '../app/scheduler';
+import type { AppSettings, Runtime } from '../app/settings';
+import { ConfigError, type PipelineConfig, parseConfig, unknownVariables } from '../domain/config';
+import { createLogger, type Logger } from '../domain/log';
+import { fromEpochMillis } from '../domain/timestamp';
+import type { ObjectStore } from '../ports/object-store';
+import type { TaskQueue } from '../ports/task-queue';
+import { createClients, endpointsFromEnv } from './clients';
+import { pipelineAdapters, type SourceAndSinks, type SourceAndSinksFactory } from './pipeline-adapters';
+import { DEPLOYMENT_VARIABLES, type DeploymentSettings, parseDeploymentSettings } from './settings';
+
+/** Every port the application services use. */
+export interface PipelinePorts extends SourceAndSinks {
+  store: ObjectStore;
+  queue: TaskQueue;
+}
+
+/** The services of one function instance. */
+export interface App {
+  settings: AppSettings;
+  ledger: LedgerStore;
+  scheduler: Scheduler;
+  reader: Reader;
+  log: Logger;
+  close(): Promise<void>;
+}
+
+/** Assembles the services over any ports (real, in-memory, or emulator-backed). */
+export function assembleApp(
+  ports: PipelinePorts,
+  settings: AppSettings,
+  runtime: Runtime,
+  close = async () => {},
+): App {
+  const ledger = new LedgerStore(ports.store, settings.config.pipeline, runtime.log);
+  const all = { ...ports, ledger };
+  return {
+    settings,
+    ledger,
+    scheduler: new Scheduler(all, settings, runtime),
+    reader: new Reader(all, settings, runtime),
+    log: runtime.log,
+    close,
+  };
+}
+
+/** Parses both the pipeline configuration and the deployment settings, reporting every problem at once. */
+export function parseEnvironment(env: Record<string, string | undefined>): {
+  config: PipelineConfig;
+  deployment: DeploymentSettings;
+} {
+  const issues = [];
+  let config: PipelineConfig | undefined;
+  let deployment: DeploymentSettings | undefined;
+  try {
+    config = parseConfig(env);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    issues.push(...err.issues);
+  }
+  try {
+    deployment = parseDeploymentSettings(env);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    issues.push(...err.issues);
+  }
+  if (!config || !deployment) throw new ConfigError(issues);
+  return { config, deployment };
+}
+
+/** Logger writing Cloud Logging JSON lines to stdout. */
+export function stdoutLogger(pipeline?: string): Logger {
+  return createLogger((line) => process.stdout.write(`${line}\n`), pipeline ? { pipeline } : {});
+}
+
+/** Builds the app from the environment with the real adapters. @throws ConfigError naming every bad variable. */
+export function createAppFromEnv(
+  env: Record<string, string | undefined>,
+  factory: SourceAndSinksFactory = pipelineAdapters,
+): App {
+  const { config, deployment } = parseEnvironment(env);
+  const log = stdoutLogger(config.pipeline);
+  const unknown = unknownVariables(env, DEPLOYMENT_VARIABLES);
+  if (unknown.length > 0) log.warn('config.unknown-variables', { variables: unknown });
+  const clients = createClients(config, endpointsFromEnv(env));
+  const store = new GcsObjectStore(clients.storage.bucket(config.ledger.bucket));
+  const queue = new CloudTasksQueue(clients.tasks, {
+    queues: { reader: deployment.readerQueue, backfill: deployment.backfillQueue ?? deployment.readerQueue },
+    ...(deployment.tasksServiceAccount ? { oidcServiceAccount: deployment.tasksServiceAccount } : {}),
+    dispatchDeadlineSeconds: deployment.dispatchDeadlineSeconds,
+  });
+  const settings: AppSettings = {
+    config,
+    readerUrl: deployment.readerUrl,
+    retentionMarginMs: deployment.retentionMarginMs,
+    idleDelayMs: deployment.idleDelayMs,
+  };
+  const runtime: Runtime = { now: () => fromEpochMillis(Date.now()), log };
+  return assembleApp({ store, queue, ...factory(clients, config, deployment) }, settings, runtime, () =>
+    clients.close(),
+  );
+}
+
+let instance: App | undefined;
+
+/** The app of this function instance, built on first use from `process.env`. */
+export function appOfInstance(): App {
+  instance ??= createAppFromEnv(process.env);
+  return instance;
+}

@@ -1,0 +1,92 @@
+/**
+ * Deployment settings of the functions, beside the pipeline configuration: where reader tasks go and how they
+ * authenticate, when to warn about retention, the Spanner request priority. The Pulumi program passes the
+ * queue names, the invoker service account and the function URLs; the rest have defaults. Validated with zod
+ * like the configuration, every bad variable named at once (docs/configuration.md).
+ */
+import { z } from 'zod';
+import { ConfigError, type ConfigIssue } from '../domain/config';
+
+function millis(min: number, max: number, fallback: number) {
+  const rule = `must be a whole number of milliseconds from ${min} to ${max}`;
+  return z
+    .preprocess(
+      (v) => (typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v),
+      z.number({ error: rule }).int(rule).min(min, rule).max(max, rule),
+    )
+    .default(fallback);
+}
+
+const QUEUE = /^projects\/[^/]+\/locations\/[^/]+\/queues\/[A-Za-z0-9-]{1,100}$/;
+
+const deploymentSchema = z.strictObject({
+  SLUICE_READER_URL: z.url({ error: 'is required: the URL of the reader function (https://…)' }),
+  SLUICE_READER_QUEUE: z
+    .string({ error: 'is required' })
+    .regex(QUEUE, 'must be a full queue name projects/<p>/locations/<l>/queues/<q>'),
+  SLUICE_BACKFILL_QUEUE: z
+    .string()
+    .regex(QUEUE, 'must be a full queue name projects/<p>/locations/<l>/queues/<q>')
+    .optional(),
+  SLUICE_TASKS_SERVICE_ACCOUNT: z.email('must be a service account e-mail').optional(),
+  SLUICE_RETENTION_MARGIN_MS: millis(60_000, 7 * 86_400_000, 6 * 3_600_000),
+  SLUICE_IDLE_DELAY_MS: millis(1_000, 600_000, 30_000),
+  SLUICE_REQUEST_PRIORITY: z.enum(['low', 'medium', 'high'], 'must be low, medium or high').default('low'),
+  SLUICE_DISPATCH_DEADLINE_S: z
+    .preprocess(
+      (v) => (typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v),
+      z.number().int().min(15, 'must be 15-1800 seconds').max(1800, 'must be 15-1800 seconds'),
+    )
+    .default(1800),
+});
+
+/** Validated deployment settings. */
+export interface DeploymentSettings {
+  readerUrl: string;
+  readerQueue: string;
+  backfillQueue: string | undefined;
+  tasksServiceAccount: string | undefined;
+  retentionMarginMs: number;
+  idleDelayMs: number;
+  requestPriority: 'low' | 'medium' | 'high';
+  dispatchDeadlineSeconds: number;
+}
+
+/** The variables this module reads (so the startup warning about unknown `SLUICE_*` names ignores them). */
+export const DEPLOYMENT_VARIABLES = [
+  ...Object.keys(deploymentSchema.shape),
+  'SLUICE_BACKFILL_URL',
+  'SLUICE_DATA_BOOST',
+  'SLUICE_FUNCTION',
+  'SLUICE_REGION',
+];
+
+/**
+ * Parses the deployment variables. @throws ConfigError naming every bad variable.
+ */
+export function parseDeploymentSettings(env: Record<string, string | undefined>): DeploymentSettings {
+  const input: Record<string, string> = {};
+  for (const key of Object.keys(deploymentSchema.shape)) {
+    const v = env[key]?.trim();
+    if (v) input[key] = v;
+  }
+  const parsed = deploymentSchema.safeParse(input);
+  if (!parsed.success) {
+    const issues: ConfigIssue[] = parsed.error.issues.map((i) => {
+      // The path is the variable itself: these settings have no structured form.
+      return { path: String(i.path[0]), rule: i.message };
+    });
+    throw new ConfigError(issues);
+  }
+  const d = parsed.data;
+  return {
+    readerUrl: d.SLUICE_READER_URL,
+    readerQueue: d.SLUICE_READER_QUEUE,
+    backfillQueue: d.SLUICE_BACKFILL_QUEUE,
+    tasksServiceAccount: d.SLUICE_TASKS_SERVICE_ACCOUNT,
+    retentionMarginMs: d.SLUICE_RETENTION_MARGIN_MS,
+    idleDelayMs: d.SLUICE_IDLE_DELAY_MS,
+    requestPriority: d.SLUICE_REQUEST_PRIORITY,
+    dispatchDeadlineSeconds: d.SLUICE_DISPATCH_DEADLINE_S,
+  };
+}

@@ -1,0 +1,240 @@
+/**
+ * A scripted change stream for tests: tables `Orders(Id INT64, Val STRING)` and `Items(Id INT64, Val STRING)`,
+ * keys spread over slots owned by partitions that split and merge over time. It records the truth (the
+ * current rows and every mod) so a test can compare the sinks with it, and serves windows as a
+ * {@link ChangeSource} with heartbeats and child-partitions records, like the service.
+ */
+import type { ChangeRecord, ColumnType, DataChangeRecord } from '../../../shared/domain/change-record';
+import { addMillis, addNanos, type Timestamp } from '../../../shared/domain/timestamp';
+import type { ChangeQuery, ChangeSource } from '../../../shared/ports/change-source';
+
+export const COLUMNS: ColumnType[] = [
+  { name: 'Id', type: { code: 'INT64' }, isPrimaryKey: true, ordinalPosition: 1 },
+  { name: 'Val', type: { code: 'STRING' }, isPrimaryKey: false, ordinalPosition: 2 },
+];
+const SLOTS = 16;
+
+interface Part {
+  token: string;
+  parents: string[];
+  start: Timestamp;
+  end: Timestamp | null;
+  children: Array<{ token: string; parents: string[] }>;
+  slots: number[];
+  records: DataChangeRecord[];
+}
+
+/** A mod to commit: value null deletes. */
+export interface ScriptMod {
+  table: string;
+  id: number;
+  val: string | null;
+}
+
+/** Deterministic PRNG (mulberry32). */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Thrown by the source to mimic a gRPC failure. */
+export class GrpcLikeError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export class ScriptedStream implements ChangeSource {
+  readonly parts = new Map<string, Part>();
+  readonly roots: string[] = [];
+  /** table → id → row (current truth). */
+  readonly rows = new Map<string, Map<number, { Id: string; Val: string }>>();
+  /** table → id → versions, for reads at a commit timestamp. */
+  readonly versions = new Map<string, Map<number, Array<{ at: Timestamp; val: string | null }>>>();
+  mods = 0;
+  last: Timestamp;
+  private txn = 0;
+  private nextToken = 0;
+  /** One-shot fault: fail the next read of a partition after `after` records with gRPC `code`. */
+  fault: { after: number; code: number } | null = null;
+  reads = 0;
+
+  constructor(
+    readonly t0: Timestamp,
+    rootCount = 2,
+  ) {
+    this.last = t0;
+    const share = SLOTS / rootCount;
+    for (let i = 0; i < rootCount; i++) {
+      const slots = Array.from({ length: share }, (_, k) => i * share + k);
+      this.roots.push(this.addPart([], t0, slots));
+    }
+  }
+
+  private addPart(parents: string[], start: Timestamp, slots: number[]): string {
+    const token = `tok-${this.nextToken++}`;
+    this.parts.set(token, { token, parents, start, end: null, children: [], slots, records: [] });
+    return token;
+  }
+
+  live(at: Timestamp): Part[] {
+    return [...this.parts.values()].filter((p) => p.start <= at && (p.end === null || at < p.end));
+  }
+
+  private owner(slot: number, at: Timestamp): Part {
+    const p = this.live(at).find((x) => x.slots.includes(slot));
+    if (!p) throw new Error(`no partition owns slot ${slot} at ${at}`);
+    return p;
+  }
+
+  /** Commits one transaction at `at` (strictly after the previous event). */
+  commit(at: Timestamp, mods: ScriptMod[]): void {
+    if (at <= this.last) throw new Error('script time must move forward');
+    this.last = at;
+    const txn = `txn-${this.txn++}`;
+    const groups = new Map<
+      string,
+      { part: Part; table: string; type: string; mods: DataChangeRecord['mods'] }
+    >();
+    for (const m of mods) {
+      const part = this.owner(m.id % SLOTS, at);
+      const table = this.rows.get(m.table) ?? new Map();
+      this.rows.set(m.table, table);
+      const existed = table.has(m.id);
+      const type = m.val === null ? 'DELETE' : existed ? 'UPDATE' : 'INSERT';
+      if (m.val === null && !existed) continue;
+      if (m.val === null) table.delete(m.id);
+      else table.set(m.id, { Id: String(m.id), Val: m.val });
+      const vs = this.versions.get(m.table) ?? new Map();
+      this.versions.set(m.table, vs);
+      vs.set(m.id, [...(vs.get(m.id) ?? []), { at, val: m.val }]);
+      const key = `${part.token}/${m.table}/${type}`;
+      const g = groups.get(key) ?? { part, table: m.table, type, mods: [] };
+      groups.set(key, g);
+      g.mods.push({
+        keys: { Id: String(m.id) },
+        newValues: m.val === null ? {} : { Val: m.val },
+        oldValues: {},
+      });
+      this.mods++;
+    }
+    let seq = 0;
+    const all = [...groups.values()];
+    for (const g of all) {
+      g.part.records.push({
+        kind: 'data-change',
+        commitTimestamp: at,
+        recordSequence: String(seq++).padStart(8, '0'),
+        serverTransactionId: txn,
+        isLastRecordInTransactionInPartition: true,
+        tableName: g.table,
+        columnTypes: COLUMNS,
+        mods: g.mods,
+        modType: g.type as DataChangeRecord['modType'],
+        valueCaptureType: 'NEW_ROW',
+        numberOfRecordsInTransaction: all.length,
+        numberOfPartitionsInTransaction: new Set(all.map((x) => x.part.token)).size,
+        transactionTag: '',
+        isSystemTransaction: false,
+      });
+    }
+  }
+
+  /** Splits a live partition at `at` into two children. */
+  split(at: Timestamp, token: string): void {
+    const p = this.parts.get(token)!;
+    if (p.slots.length < 2 || p.end !== null) return;
+    this.last = at;
+    p.end = at;
+    const half = p.slots.length / 2;
+    for (const slots of [p.slots.slice(0, half), p.slots.slice(half)]) {
+      const child = this.addPart([token], at, slots);
+      p.children.push({ token: child, parents: [token] });
+    }
+  }
+
+  /** Merges two live partitions at `at` into one child with both as parents. */
+  merge(at: Timestamp, a: string, b: string): void {
+    const pa = this.parts.get(a)!;
+    const pb = this.parts.get(b)!;
+    if (pa.end !== null || pb.end !== null || a === b) return;
+    this.last = at;
+    pa.end = at;
+    pb.end = at;
+    const parents = [a, b];
+    const child = this.addPart(parents, at, [...pa.slots, ...pb.slots]);
+    pa.children.push({ token: child, parents });
+    pb.children.push({ token: child, parents });
+  }
+
+  async *read(query: ChangeQuery): AsyncIterable<ChangeRecord> {
+    this.reads++;
+    if (query.partitionToken === null) {
+      yield {
+        kind: 'child-partitions',
+        startTimestamp: query.from,
+        recordSequence: '0',
+        childPartitions: this.roots.map((token) => ({ token, parentPartitionTokens: [] })),
+      };
+      return;
+    }
+    const p = this.parts.get(query.partitionToken);
+    if (!p) throw new GrpcLikeError(5, `partition ${query.partitionToken} not found`);
+    const to = query.to ?? this.last;
+    const out: ChangeRecord[] = p.records.filter(
+      (r) => r.commitTimestamp >= query.from && r.commitTimestamp <= to,
+    );
+    for (
+      let hb = addMillis(query.from, query.heartbeatMs);
+      hb <= to && (p.end === null || hb < p.end);
+      hb = addMillis(hb, query.heartbeatMs)
+    ) {
+      out.push({ kind: 'heartbeat', timestamp: hb });
+    }
+    out.sort((x, y) =>
+      ts(x) < ts(y) ? -1 : ts(x) > ts(y) ? 1 : x.kind === 'heartbeat' ? 1 : y.kind === 'heartbeat' ? -1 : 0,
+    );
+    const fault = this.fault;
+    this.fault = null;
+    let n = 0;
+    for (const r of out) {
+      if (fault && n++ >= fault.after) throw new GrpcLikeError(fault.code, 'injected stream failure');
+      yield r;
+    }
+    if (p.end !== null && p.end >= query.from && p.end <= to) {
+      yield {
+        kind: 'child-partitions',
+        startTimestamp: p.end,
+        recordSequence: '0',
+        childPartitions: p.children.map((c) => ({ token: c.token, parentPartitionTokens: c.parents })),
+      };
+    }
+  }
+
+  /** The row at exactly `at` (for reads at a commit timestamp). */
+  rowAt(table: string, id: number, at: Timestamp): string | null {
+    const vs = this.versions.get(table)?.get(id) ?? [];
+    let val: string | null = null;
+    for (const v of vs) if (v.at <= at) val = v.val;
+    return val;
+  }
+}
+
+function ts(r: ChangeRecord): Timestamp {
+  return r.kind === 'data-change'
+    ? r.commitTimestamp
+    : r.kind === 'heartbeat'
+      ? r.timestamp
+      : r.startTimestamp;
+}
+
+export { addNanos };
