@@ -68,6 +68,8 @@ export function functionEnvironment(
     SLUICE_CHECKPOINT_INTERVAL_MS: '1000',
     SLUICE_HEARTBEAT_MS: '1000',
     SLUICE_LEASE_MS: '10000',
+    // Scheduled mode waits this long after catching up; seconds on a laptop, not the production 30 s.
+    SLUICE_IDLE_DELAY_MS: '1000',
     SLUICE_REGION: LOCAL.region,
     SLUICE_READER_QUEUE: queueName('reader'),
     SLUICE_BACKFILL_QUEUE: queueName('backfill'),
