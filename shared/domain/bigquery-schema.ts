@@ -102,6 +102,8 @@ export function replicaTableSchema(table: {
     throw new Error(`table ${table.name} has ${table.primaryKey.length} key columns; BigQuery CDC allows 16`);
   }
   const keys = new Set(table.primaryKey);
-  const fields = table.columns.map((c) => bigQueryFieldOf({ ...c, nullable: c.nullable || !keys.has(c.name) }));
+  const fields = table.columns.map((c) =>
+    bigQueryFieldOf({ ...c, nullable: c.nullable || !keys.has(c.name) }),
+  );
   return { fields, primaryKey: [...table.primaryKey] };
 }

@@ -9,6 +9,13 @@ process.env.METADATA_SERVER_DETECTION = 'none';
 import { type LocalStack, startLocalStack } from '../../local/stack';
 import type { Dialect } from '../../shared/domain/change-record';
 
+/** What an operator would look at when the pipeline does not catch up: progress and the latest tasks. */
+function diagnostics(stack: LocalStack, lastCommit: unknown): string {
+  const big = (_k: string, v: unknown) => (typeof v === 'bigint' ? v.toString() : v);
+  const tasks = stack.emulators.tasks.admin.tasks().slice(-6);
+  return JSON.stringify({ progress: stack.progress(), lastCommit, tasks }, big, 1).slice(0, 6000);
+}
+
 describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])('local stack, %s', (dialect) => {
   let stack: LocalStack;
 
@@ -27,7 +34,7 @@ describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])('local stack, %s',
     stack.startTicking(500);
     for (let i = 0; i < 30; i++) await workload.step();
     const caughtUp = await stack.waitForCatchUp(workload.lastCommit!, 15_000);
-    if (!caughtUp) console.error(JSON.stringify(stack.progress(), (_k, v) => (typeof v === 'bigint' ? v.toString() : v)).slice(0, 3000), workload.lastCommit, Date.now(), JSON.stringify(stack.emulators.tasks.admin.tasks().slice(-6), null, 1).slice(0, 5000));
+    if (!caughtUp) console.error(diagnostics(stack, workload.lastCommit));
     await stack.stopTicking();
     expect(stack.errors).toEqual([]);
     expect(caughtUp).toBe(true);
