@@ -68,6 +68,9 @@ export function functionEnvironment(
     SLUICE_CHECKPOINT_INTERVAL_MS: '1000',
     SLUICE_HEARTBEAT_MS: '1000',
     SLUICE_LEASE_MS: '10000',
+    // The ticks come every few hundred ms here, but a caught-up partition's delayed next task holds the
+    // task name the tick would use, so the delay (30 s by default) is the laptop's real latency bound.
+    SLUICE_IDLE_DELAY_MS: '1000',
     SLUICE_REGION: LOCAL.region,
     SLUICE_READER_QUEUE: queueName('reader'),
     SLUICE_BACKFILL_QUEUE: queueName('backfill'),
