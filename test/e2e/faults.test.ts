@@ -82,7 +82,7 @@ describe('end-to-end faults', () => {
         file: __filename,
         plan: spannerFaults(),
       });
-      expect(run.log.length).toBeGreaterThan(0);
+      expect(run.fired.spanner).toBeGreaterThan(0);
     },
     BOUND,
   );

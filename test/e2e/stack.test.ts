@@ -27,7 +27,16 @@ describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])('local stack, %s',
     stack.startTicking(500);
     for (let i = 0; i < 30; i++) await workload.step();
     const caughtUp = await stack.waitForCatchUp(workload.lastCommit!, 15_000);
-    if (!caughtUp) console.error(JSON.stringify(stack.progress(), (_k, v) => (typeof v === 'bigint' ? v.toString() : v)).slice(0, 3000), workload.lastCommit, Date.now(), JSON.stringify(stack.emulators.tasks.admin.tasks().slice(-6), null, 1).slice(0, 5000));
+    if (!caughtUp)
+      console.error(
+        JSON.stringify(stack.progress(), (_k, v) => (typeof v === 'bigint' ? v.toString() : v)).slice(
+          0,
+          3000,
+        ),
+        workload.lastCommit,
+        Date.now(),
+        JSON.stringify(stack.emulators.tasks.admin.tasks().slice(-6), null, 1).slice(0, 5000),
+      );
     await stack.stopTicking();
     expect(stack.errors).toEqual([]);
     expect(caughtUp).toBe(true);
