@@ -1,0 +1,28 @@
+/**
+ * The mixed fault run, in both dialects: every fault family strikes at seeded points of one workload with
+ * partition churn, the reader is killed once, and a backfill of every demo table races the live changes.
+ * The pipeline must catch up with replica = Spanner and every committed mod in history. A failing run
+ * prints its seed; `SLUICE_E2E_SEED=<seed>` replays it.
+ */
+process.env.METADATA_SERVER_DETECTION = 'none';
+
+import type { Dialect } from '../../shared/domain/change-record';
+import { racingBackfill } from './support/backfill';
+import { combine, mixedFaults } from './support/faults';
+import { runScenario } from './support/scenario';
+
+describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])('end-to-end mixed faults, %s', (dialect) => {
+  it('every fault family at once, with a racing backfill', async () => {
+    const backfill = racingBackfill({ startAt: 12 });
+    const run = await runScenario({
+      name: 'every fault family at once, with a racing backfill',
+      file: __filename,
+      dialect,
+      steps: 45,
+      catchUpMs: 30_000,
+      plan: combine(backfill, mixedFaults()),
+    });
+    expect(backfill.job()).toMatchObject({ state: 'succeeded' });
+    expect(run.log.length).toBeGreaterThan(3);
+  }, 60_000);
+});
