@@ -143,7 +143,7 @@ export async function runPartition(deps: BackfillDeps, task: PartitionTask): Pro
     await completeIfAllDone(deps, jobs, job);
     return { kind: 'skipped', reason: 'already-done' };
   }
-  const partition = await jobs.readPartition(job.id, task.partition);
+  const partition = await jobs.readPartition(job, task.partition);
   if (!partition) throw new SluiceError('permanent', `backfill ${job.id} has no partition ${task.partition}`);
   let copied: { rows: number; cancelled: boolean };
   try {
@@ -154,7 +154,7 @@ export async function runPartition(deps: BackfillDeps, task: PartitionTask): Pro
     return failJob(deps, jobs, job, error);
   }
   if (copied.cancelled) return { kind: 'skipped', reason: 'cancelled' };
-  await jobs.markDone(job.id, partition.index, copied.rows);
+  await jobs.markDone(job.id, partition.index, copied.rows, deps.now());
   deps.log.info('backfill.partition', {
     job: job.id,
     partition: partition.index,
