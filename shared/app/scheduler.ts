@@ -13,8 +13,9 @@ import type { ChangeSource } from '../ports/change-source';
 import type { CompletenessSink, HistorySink, ReplicaSink } from '../ports/sinks';
 import type { SpannerCatalog } from '../ports/spanner-catalog';
 import type { TaskQueue } from '../ports/task-queue';
+import type { BackfillStarter } from './backfill/starter';
 import { type LedgerStore, type ListedPartition, newWriterToken, type Versioned } from './ledger-store';
-import { startPipeline } from './pipeline-start';
+import { retentionBackfillId, type StartArgs, snapshotHandOver, startPipeline } from './pipeline-start';
 import { enqueueReaderTask } from './reader-task';
 import type { AppSettings, Runtime } from './settings';
 import { buildStatus, type PipelineStatus, type StatusError } from './status';
@@ -29,6 +30,8 @@ export interface SchedulerPorts {
   completeness: CompletenessSink;
   replica: ReplicaSink;
   history: HistorySink;
+  /** Starts backfills: `startAt: "snapshot"` and the retention fallback `restart-and-backfill` need it. */
+  backfills?: BackfillStarter | undefined;
 }
 
 /** What one tick did, for the HTTP answer and tests. */
@@ -85,9 +88,10 @@ export class Scheduler {
     return this.runTick(manifest, stream);
   }
 
-  private startArgs() {
-    const { ledger, source } = this.ports;
-    return { ledger, source, config: this.settings.config, runtime: this.runtime, dialect: this.dialect };
+  private startArgs(): StartArgs {
+    const { ledger, source, backfills } = this.ports;
+    const { config } = this.settings;
+    return { ledger, source, config, runtime: this.runtime, dialect: this.dialect, backfills };
   }
 
   private async runTick(manifest: Versioned<Manifest>, stream: ValidatedStream): Promise<TickReport> {
@@ -275,12 +279,22 @@ export class Scheduler {
       log.error('pipeline.failed', new SluiceError('permanent', reason), { lost });
       return { info, stopped: true, ...(generation ? { manifest: { value: stopped, generation } } : {}) };
     }
+    const fallback = this.settings.config.retentionFallback;
     log.error(
       'retention.restart',
       new SluiceError('permanent', 'positions expired; restarting the ledger at now'),
-      { lost, fallback: this.settings.config.retentionFallback },
+      { lost, fallback },
     );
-    const restarted = await startPipeline(this.startArgs(), manifest, now);
+    // restart-and-backfill: the replicas are reloaded at T and the stream resumes at T + 1 ns (see ADR-702).
+    const restartAt =
+      fallback === 'restart-and-backfill'
+        ? await snapshotHandOver(
+            this.startArgs(),
+            retentionBackfillId(manifest.value.epoch + 1),
+            'retention-fallback',
+          )
+        : now;
+    const restarted = await startPipeline(this.startArgs(), manifest, restartAt);
     return { info, restarted: true, ...(restarted ? { manifest: restarted } : {}) };
   }
 

@@ -5,6 +5,7 @@
  */
 import { GcsObjectStore } from '../adapters/gcs/object-store';
 import { CloudTasksQueue } from '../adapters/tasks/task-queue';
+import type { BackfillStarter } from '../app/backfill/starter';
 import { LedgerStore } from '../app/ledger-store';
 import { Reader } from '../app/reader';
 import { Scheduler } from '../app/scheduler';
@@ -14,6 +15,7 @@ import { createLogger, type Logger } from '../domain/log';
 import { fromEpochMillis } from '../domain/timestamp';
 import type { ObjectStore } from '../ports/object-store';
 import type { TaskQueue } from '../ports/task-queue';
+import { schedulerBackfills } from './backfill';
 import { createClients, endpointsFromEnv } from './clients';
 import { pipelineAdapters, type SourceAndSinks, type SourceAndSinksFactory } from './pipeline-adapters';
 import { DEPLOYMENT_VARIABLES, type DeploymentSettings, parseDeploymentSettings } from './settings';
@@ -22,6 +24,8 @@ import { DEPLOYMENT_VARIABLES, type DeploymentSettings, parseDeploymentSettings 
 export interface PipelinePorts extends SourceAndSinks {
   store: ObjectStore;
   queue: TaskQueue;
+  /** `startAt: "snapshot"` and `restart-and-backfill` start backfills through it. */
+  backfills?: BackfillStarter | undefined;
 }
 
 /** The services of one function instance. */
@@ -105,9 +109,9 @@ export function createAppFromEnv(
     idleDelayMs: deployment.idleDelayMs,
   };
   const runtime: Runtime = { now: () => fromEpochMillis(Date.now()), log };
-  return assembleApp({ store, queue, ...factory(clients, config, deployment) }, settings, runtime, () =>
-    clients.close(),
-  );
+  const backfills = schedulerBackfills(env, config, clients, log);
+  const ports = { store, queue, backfills, ...factory(clients, config, deployment) };
+  return assembleApp(ports, settings, runtime, () => clients.close());
 }
 
 let instance: App | undefined;

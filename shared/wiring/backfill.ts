@@ -7,9 +7,10 @@ import { randomUUID } from 'node:crypto';
 import { GcsObjectStore } from '../adapters/gcs/object-store';
 import { CloudTasksQueue } from '../adapters/tasks/task-queue';
 import type { BackfillDeps } from '../app/backfill/deps';
-import { parseConfig } from '../domain/config';
+import { type BackfillStarter, backfillStarter } from '../app/backfill/starter';
+import { type PipelineConfig, parseConfig } from '../domain/config';
 import { SluiceError } from '../domain/errors';
-import { createLogger } from '../domain/log';
+import { createLogger, type Logger } from '../domain/log';
 import { fromEpochMillis } from '../domain/timestamp';
 import { createAdapters } from './adapters';
 import { type Clients, createClients, endpointsFromEnv } from './clients';
@@ -43,13 +44,14 @@ function required(env: Record<string, string | undefined>, name: string): string
 /** A monotone-enough wall clock in nanoseconds (milliseconds are all `Date` gives; fine for job times). */
 const wallClock = () => fromEpochMillis(Date.now());
 
-/** Builds the backfill function's dependencies once per instance. */
-export function backfillDeps(
+/** The backfill's dependencies over already built clients (shared with the scheduler's composition root). */
+export function depsFromClients(
   env: Record<string, string | undefined>,
-  spannerAndBigQuery: SpannerAndBigQuery,
-): { deps: BackfillDeps; clients: Clients } {
-  const config = parseConfig(env);
-  const clients = createClients(config, endpointsFromEnv(env));
+  config: PipelineConfig,
+  clients: Clients,
+  log: Logger,
+  spannerAndBigQuery: SpannerAndBigQuery = realAdapters,
+): BackfillDeps {
   const store = new GcsObjectStore(clients.storage.bucket(config.ledger.bucket));
   const queue = new CloudTasksQueue(clients.tasks, {
     queues: { backfill: required(env, 'SLUICE_BACKFILL_QUEUE'), reader: env.SLUICE_READER_QUEUE ?? '' },
@@ -57,8 +59,7 @@ export function backfillDeps(
     dispatchDeadlineSeconds: 1800,
   });
   const base = required(env, 'SLUICE_BACKFILL_URL').replace(/\/$/, '');
-  const log = createLogger((line) => process.stdout.write(`${line}\n`), { pipeline: config.pipeline });
-  const deps: BackfillDeps = {
+  return {
     config,
     store,
     queue,
@@ -69,5 +70,29 @@ export function backfillDeps(
     log,
     dataBoostDefault: env.SLUICE_DATA_BOOST === 'true',
   };
-  return { deps, clients };
+}
+
+/**
+ * The scheduler's backfill starter (`startAt: "snapshot"`, `restart-and-backfill`), or undefined when the
+ * environment names no backfill queue and URL — then those two settings fail with a message saying so.
+ */
+export function schedulerBackfills(
+  env: Record<string, string | undefined>,
+  config: PipelineConfig,
+  clients: Clients,
+  log: Logger,
+): BackfillStarter | undefined {
+  if (!env.SLUICE_BACKFILL_QUEUE?.trim() || !env.SLUICE_BACKFILL_URL?.trim()) return undefined;
+  return backfillStarter(depsFromClients(env, config, clients, log));
+}
+
+/** Builds the backfill function's dependencies once per instance. */
+export function backfillDeps(
+  env: Record<string, string | undefined>,
+  spannerAndBigQuery: SpannerAndBigQuery,
+): { deps: BackfillDeps; clients: Clients } {
+  const config = parseConfig(env);
+  const clients = createClients(config, endpointsFromEnv(env));
+  const log = createLogger((line) => process.stdout.write(`${line}\n`), { pipeline: config.pipeline });
+  return { deps: depsFromClients(env, config, clients, log, spannerAndBigQuery), clients };
 }

@@ -3,4 +3,5 @@ export type { BackfillDeps } from './deps';
 export { JobStore } from './job-store';
 export { type StartOptions, startBackfill } from './plan';
 export { cancelBackfill, getBackfill, listBackfills } from './queries';
+export { type BackfillStarter, backfillStarter, replicaTables } from './starter';
 export { type PartitionOutcome, runPartition } from './worker';

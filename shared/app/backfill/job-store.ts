@@ -15,8 +15,10 @@ import {
   jobObjects,
 } from '../../domain/backfill/job';
 import type { DoneMarker } from '../../domain/backfill/progress';
+import { isTerminal } from '../../domain/backfill/state';
 import { SluiceError } from '../../domain/errors';
-import { listAll, type ObjectStore } from '../../ports/object-store';
+import type { Timestamp } from '../../domain/timestamp';
+import { listAll, type ObjectStore, type WriteOptions } from '../../ports/object-store';
 
 const MAX_CAS_ATTEMPTS = 8;
 const WRITE_CONCURRENCY = 16;
@@ -26,6 +28,26 @@ function jobMetadata(job: BackfillJob): Record<string, string> {
   return { 'sluice-state': job.state, 'sluice-origin': job.origin };
 }
 
+/**
+ * GCS custom time (RFC 3339, milliseconds: a wall time for the bucket's lifecycle rule, not data). A job
+ * gets it when it finishes; partitions and markers get their write time — a job always finishes within the
+ * database's version retention (at most 7 days), well before the rule's age.
+ */
+export function customTimeOf(wallTime: Timestamp): string {
+  return new Date(Number(wallTime / 1_000_000n)).toISOString();
+}
+
+function jobWriteOptions(job: BackfillJob, ifGeneration: WriteOptions['ifGeneration']): WriteOptions {
+  const finished = isTerminal(job.state) && job.finishedAt !== null;
+  return {
+    ifGeneration,
+    metadata: jobMetadata(job),
+    contentType: 'application/json',
+    writerToken: randomUUID(),
+    ...(finished ? { customTime: customTimeOf(job.finishedAt!) } : {}),
+  };
+}
+
 /** Reads and writes the objects of backfill jobs of one pipeline. */
 export class JobStore {
   constructor(
@@ -33,15 +55,11 @@ export class JobStore {
     private readonly pipeline: string,
   ) {}
 
-  /** Creates a job; a job with the same id already existing is a conflict. */
-  async create(job: BackfillJob): Promise<void> {
-    const outcome = await this.store.write(jobObjects.job(this.pipeline, job.id), encodeJob(job), {
-      ifGeneration: 0,
-      metadata: jobMetadata(job),
-      contentType: 'application/json',
-      writerToken: randomUUID(),
-    });
-    if (!outcome.ok) throw new SluiceError('conflict', `backfill job ${job.id} already exists`);
+  /** Creates a job; false when a job with the same id already exists (nothing written). */
+  async create(job: BackfillJob): Promise<boolean> {
+    const name = jobObjects.job(this.pipeline, job.id);
+    const outcome = await this.store.write(name, encodeJob(job), jobWriteOptions(job, 0));
+    return outcome.ok;
   }
 
   /** The job, or undefined when there is none with this id. */
@@ -65,26 +83,25 @@ export class JobStore {
       const job = decodeJob(object.data);
       const next = change(job);
       if (!next) return { job, changed: false };
-      const outcome = await this.store.write(name, encodeJob(next), {
-        ifGeneration: object.generation,
-        metadata: jobMetadata(next),
-        contentType: 'application/json',
-        writerToken: randomUUID(),
-      });
+      const outcome = await this.store.write(name, encodeJob(next), jobWriteOptions(next, object.generation));
       if (outcome.ok) return { job: next, changed: true };
     }
     throw new SluiceError('retryable', `backfill job ${id}: too many concurrent updates`);
   }
 
-  /** Stores the partitions (create-only; an existing identical object from an earlier attempt is fine). */
-  async writePartitions(id: string, partitions: JobPartition[]): Promise<void> {
+  /**
+   * Stores the partitions of one planning attempt (create-only under the attempt's own plan token, so an
+   * existing object can only be this attempt's own, retried write).
+   */
+  async writePartitions(id: string, plan: string, partitions: JobPartition[], at: Timestamp): Promise<void> {
     for (let i = 0; i < partitions.length; i += WRITE_CONCURRENCY) {
       await Promise.all(
         partitions.slice(i, i + WRITE_CONCURRENCY).map(async (p) => {
-          const name = jobObjects.partition(this.pipeline, id, p.index);
+          const name = jobObjects.partition(this.pipeline, id, plan, p.index);
           await this.store.write(name, encodePartition(p), {
             ifGeneration: 0,
             contentType: 'application/json',
+            customTime: customTimeOf(at),
           });
         }),
       );
@@ -92,8 +109,8 @@ export class JobStore {
   }
 
   /** One partition of a job, or undefined. */
-  async readPartition(id: string, index: number): Promise<JobPartition | undefined> {
-    const object = await this.store.read(jobObjects.partition(this.pipeline, id, index));
+  async readPartition(job: BackfillJob, index: number): Promise<JobPartition | undefined> {
+    const object = await this.store.read(jobObjects.partition(this.pipeline, job.id, job.plan, index));
     return object && decodePartition(object.data);
   }
 
@@ -103,11 +120,16 @@ export class JobStore {
   }
 
   /** Records a partition done; false when a marker already existed (another delivery finished it). */
-  async markDone(id: string, index: number, rows: number): Promise<boolean> {
+  async markDone(id: string, index: number, rows: number, at: Timestamp): Promise<boolean> {
     const outcome = await this.store.write(
       jobObjects.done(this.pipeline, id, index),
       Buffer.from(JSON.stringify({ partition: index, rows })),
-      { ifGeneration: 0, metadata: { [DONE_ROWS_KEY]: String(rows) }, contentType: 'application/json' },
+      {
+        ifGeneration: 0,
+        metadata: { [DONE_ROWS_KEY]: String(rows) },
+        contentType: 'application/json',
+        customTime: customTimeOf(at),
+      },
     );
     return outcome.ok;
   }

@@ -3,13 +3,8 @@
  * T, let Spanner partition each table's query, store the job and its partitions, and enqueue one task per
  * partition. Nothing is started (no job, no task) unless the whole request is valid.
  */
-import {
-  type BackfillJob,
-  JOB_FORMAT,
-  type JobOrigin,
-  type JobPartition,
-  partitionTaskId,
-} from '../../domain/backfill/job';
+import { randomUUID } from 'node:crypto';
+import { type BackfillJob, JOB_FORMAT, type JobOrigin, type JobPartition } from '../../domain/backfill/job';
 import {
   type BackfillRequest,
   type Checked,
@@ -17,12 +12,12 @@ import {
   resolveTables,
 } from '../../domain/backfill/request';
 import { isSnapshotTooOld, snapshotTooOldError } from '../../domain/backfill/snapshot-errors';
-import { transition } from '../../domain/backfill/state';
 import type { TableSchema } from '../../domain/information-schema';
 import { formatTimestamp, type Timestamp } from '../../domain/timestamp';
 import type { Snapshot } from '../../ports/snapshot-source';
 import type { BackfillDeps } from './deps';
 import { JobStore } from './job-store';
+import { finishPlanning } from './resume';
 
 /** Who starts the backfill, and (for callers that must be idempotent, like the scheduler) its id. */
 export interface StartOptions {
@@ -125,17 +120,54 @@ function targetsOf(tables: ResolvedTable[]): BackfillJob['targets'] {
   return targets;
 }
 
+/** The job object before it is stored: state `planning`, partitions counted, nothing started. */
+function planningJob(
+  deps: BackfillDeps,
+  request: BackfillRequest,
+  options: StartOptions,
+  planned: { snapshot: Snapshot; tables: ResolvedTable[]; jobTables: BackfillJob['tables']; count: number },
+): BackfillJob {
+  return {
+    format: JOB_FORMAT,
+    id: options.id ?? deps.newId(),
+    pipeline: deps.config.pipeline,
+    origin: options.origin ?? 'http',
+    state: 'planning',
+    snapshot: planned.snapshot,
+    plan: randomUUID().replaceAll('-', '').slice(0, 16),
+    dataBoost: request.dataBoost ?? deps.dataBoostDefault ?? false,
+    priority: request.priority ?? 'medium',
+    targets: targetsOf(planned.tables),
+    tables: planned.jobTables,
+    partitions: planned.count,
+    createdAt: deps.now(),
+    startedAt: null,
+    finishedAt: null,
+    error: null,
+  };
+}
+
+/** An existing job of a deterministic id, finished planning if a crash left it there. */
+async function existingJob(deps: BackfillDeps, jobs: JobStore, id: string | undefined) {
+  const job = id === undefined ? undefined : await jobs.read(id);
+  return job && finishPlanning(deps, jobs, job);
+}
+
 /**
  * Starts a backfill: the entry point of `POST /backfills`, of `startAt: "snapshot"` (backfill every replica
  * table at T, then start the stream at T + 1 ns) and of the retention fallback `restart-and-backfill`.
  * Returns the running job (T is `job.snapshot.readTimestamp`), or the problems that make the request
- * invalid — then nothing was started.
+ * invalid — then nothing was started. With `options.id`, a job of that id that already exists (an earlier
+ * or concurrent call) is returned instead of starting another: the caller gets the same T every time.
  */
 export async function startBackfill(
   deps: BackfillDeps,
   request: BackfillRequest,
   options: StartOptions = {},
 ): Promise<Checked<BackfillJob>> {
+  const jobs = new JobStore(deps.store, deps.config.pipeline);
+  const earlier = await existingJob(deps, jobs, options.id);
+  if (earlier) return { ok: true, value: earlier };
   const tables = await validate(deps, request);
   if (!tables.ok) return tables;
   const opened = await openSnapshot(deps, request.readTimestamp);
@@ -143,31 +175,16 @@ export async function startBackfill(
   const snapshot = opened.value;
   await ensureSinks(deps, tables.value);
   const { jobTables, partitions } = await partitionTables(deps, snapshot, tables.value, request);
-  const now = deps.now();
-  const planning: BackfillJob = {
-    format: JOB_FORMAT,
-    id: options.id ?? deps.newId(),
-    pipeline: deps.config.pipeline,
-    origin: options.origin ?? 'http',
-    state: 'planning',
-    snapshot,
-    dataBoost: request.dataBoost ?? deps.dataBoostDefault ?? false,
-    priority: request.priority ?? 'medium',
-    targets: targetsOf(tables.value),
-    tables: jobTables,
-    partitions: partitions.length,
-    createdAt: now,
-    startedAt: null,
-    finishedAt: null,
-    error: null,
-  };
-  const jobs = new JobStore(deps.store, deps.config.pipeline);
-  await jobs.create(planning);
-  await jobs.writePartitions(planning.id, partitions);
-  const event = partitions.length === 0 ? ({ kind: 'all-partitions-done', at: now } as const) : null;
-  let { job } = await jobs.update(planning.id, (j) => transition(j, { kind: 'planned', at: now }));
-  if (event) job = (await jobs.update(job.id, (j) => transition(j, event))).job;
-  await enqueueAll(deps, job, partitions);
+  const planned = { snapshot, tables: tables.value, jobTables, count: partitions.length };
+  const planning = planningJob(deps, request, options, planned);
+  // Partitions first, job last: a stored job always has every partition, so it can always be finished.
+  await jobs.writePartitions(planning.id, planning.plan, partitions, planning.createdAt);
+  if (!(await jobs.create(planning))) {
+    await deps.snapshots.close(snapshot).catch(() => undefined);
+    const raced = await existingJob(deps, jobs, planning.id);
+    if (raced) return { ok: true, value: raced };
+  }
+  const job = await finishPlanning(deps, jobs, planning);
   deps.log.info('backfill.started', {
     job: job.id,
     origin: job.origin,
@@ -176,19 +193,4 @@ export async function startBackfill(
     tables: job.tables.map((t) => t.name),
   });
   return { ok: true, value: job };
-}
-
-async function enqueueAll(deps: BackfillDeps, job: BackfillJob, partitions: JobPartition[]): Promise<void> {
-  for (let i = 0; i < partitions.length; i += 16) {
-    await Promise.all(
-      partitions.slice(i, i + 16).map((p) =>
-        deps.queue.enqueue({
-          queue: 'backfill',
-          id: partitionTaskId(job.id, p.index),
-          url: deps.workerUrl,
-          body: { pipeline: job.pipeline, job: job.id, partition: p.index },
-        }),
-      ),
-    );
-  }
 }

@@ -3,15 +3,22 @@ import { type JobView, jobView } from '../../domain/backfill/progress';
 import { transition } from '../../domain/backfill/state';
 import type { BackfillDeps } from './deps';
 import { JobStore } from './job-store';
+import { finishPlanning } from './resume';
 
 const ID = /^[A-Za-z0-9_-]{1,100}$/;
 
-/** The job's state and progress, or undefined when there is no such job. */
+/**
+ * The job's state and progress, or undefined when there is no such job. A job found in `planning` is
+ * finished first (tasks enqueued, then `running`): that repairs a planner that crashed between storing the
+ * job and enqueueing, and is harmless while a live planner is still at it (both steps are idempotent).
+ */
 export async function getBackfill(deps: BackfillDeps, id: string): Promise<JobView | undefined> {
   if (!ID.test(id)) return undefined;
   const jobs = new JobStore(deps.store, deps.config.pipeline);
-  const job = await jobs.read(id);
-  return job && jobView(job, await jobs.listDone(id));
+  const stored = await jobs.read(id);
+  if (!stored) return undefined;
+  const job = await finishPlanning(deps, jobs, stored);
+  return jobView(job, await jobs.listDone(id));
 }
 
 /** The most recent jobs, newest first. */
@@ -20,7 +27,7 @@ export async function listBackfills(deps: BackfillDeps, limit = 20): Promise<Job
   const all = [];
   for (const id of await jobs.listIds()) {
     const job = await jobs.read(id);
-    if (job) all.push(job);
+    if (job) all.push(await finishPlanning(deps, jobs, job));
   }
   all.sort((a, b) => (a.createdAt > b.createdAt ? -1 : a.createdAt < b.createdAt ? 1 : 0));
   return Promise.all(all.slice(0, limit).map(async (job) => jobView(job, await jobs.listDone(job.id))));

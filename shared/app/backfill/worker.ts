@@ -14,6 +14,7 @@ import type { ReplicaUpsert } from '../../domain/replica-rows';
 import type { WriterValue } from '../../domain/value-mapping';
 import type { BackfillDeps } from './deps';
 import { JobStore } from './job-store';
+import { finishPlanning } from './resume';
 
 /** What became of a task. */
 export type PartitionOutcome =
@@ -133,17 +134,18 @@ async function classify(deps: BackfillDeps, job: BackfillJob, err: unknown): Pro
  */
 export async function runPartition(deps: BackfillDeps, task: PartitionTask): Promise<PartitionOutcome> {
   const jobs = new JobStore(deps.store, deps.config.pipeline);
-  const job = await jobs.read(task.job);
-  if (!job) throw new SluiceError('permanent', `backfill job ${task.job} does not exist`);
-  if (job.state === 'planning')
-    throw new SluiceError('retryable', `backfill job ${job.id} is still planning`);
+  const stored = await jobs.read(task.job);
+  if (!stored) throw new SluiceError('permanent', `backfill job ${task.job} does not exist`);
+  // A task can arrive before its planner moved the job to running (tasks are enqueued first), or after the
+  // planner crashed: finishing planning is idempotent, so the worker does it rather than wait for a retry.
+  const job = await finishPlanning(deps, jobs, stored);
   if (isTerminal(job.state))
     return { kind: 'skipped', reason: job.state === 'cancelled' ? 'cancelled' : 'job-finished' };
   if (await jobs.isDone(job.id, task.partition)) {
     await completeIfAllDone(deps, jobs, job);
     return { kind: 'skipped', reason: 'already-done' };
   }
-  const partition = await jobs.readPartition(job.id, task.partition);
+  const partition = await jobs.readPartition(job, task.partition);
   if (!partition) throw new SluiceError('permanent', `backfill ${job.id} has no partition ${task.partition}`);
   let copied: { rows: number; cancelled: boolean };
   try {
@@ -154,7 +156,7 @@ export async function runPartition(deps: BackfillDeps, task: PartitionTask): Pro
     return failJob(deps, jobs, job, error);
   }
   if (copied.cancelled) return { kind: 'skipped', reason: 'cancelled' };
-  await jobs.markDone(job.id, partition.index, copied.rows);
+  await jobs.markDone(job.id, partition.index, copied.rows, deps.now());
   deps.log.info('backfill.partition', {
     job: job.id,
     partition: partition.index,

@@ -1,9 +1,10 @@
 /**
  * A backfill job as stored in the ledger bucket: one snapshot (batch read-only transaction at T), the tables
  * it loads, and how many partitions Spanner chose. Object layout under `<pipeline>/backfills/<id>/`:
- * `job.json` (compare-and-swap on state changes), `partitions/<n>.json` (written once at planning) and
- * `done/<n>.json` (create-only marker per finished partition, with its row count in metadata so progress is
- * one listing).
+ * `plans/<plan>/<n>.json` (the partitions, written once before the job object exists), `job.json` (created
+ * last, so a stored job always has all its partitions; compare-and-swap on state changes) and `done/<n>.json`
+ * (create-only marker per finished partition, with its row count in metadata so progress is one listing).
+ * The plan token keeps two planners racing on one deterministic id from mixing their partition handles.
  */
 import { z } from 'zod';
 import { SluiceError } from '../errors';
@@ -40,6 +41,8 @@ export interface BackfillJob {
   origin: JobOrigin;
   state: JobState;
   snapshot: { transaction: string; readTimestamp: Timestamp };
+  /** Token of the planning attempt whose partition objects this job uses. */
+  plan: string;
   dataBoost: boolean;
   priority: BackfillPriority;
   targets: BackfillTarget[];
@@ -82,6 +85,7 @@ const jobSchema = z.strictObject({
   origin: z.enum(['http', 'start-at-snapshot', 'retention-fallback']),
   state: z.enum(['planning', 'running', 'succeeded', 'failed', 'cancelled']),
   snapshot: z.strictObject({ transaction: z.string(), readTimestamp: timestampString }),
+  plan: z.string().regex(/^[A-Za-z0-9_-]{1,100}$/),
   dataBoost: z.boolean(),
   priority: z.enum(['low', 'medium', 'high']),
   targets: z.array(z.enum(['replica', 'history'])),
@@ -145,8 +149,8 @@ export function decodePartition(data: Buffer): JobPartition {
 export const jobObjects = {
   prefix: (pipeline: string) => `${pipeline}/backfills/`,
   job: (pipeline: string, id: string) => `${pipeline}/backfills/${id}/job.json`,
-  partition: (pipeline: string, id: string, index: number) =>
-    `${pipeline}/backfills/${id}/partitions/${String(index).padStart(6, '0')}.json`,
+  partition: (pipeline: string, id: string, plan: string, index: number) =>
+    `${pipeline}/backfills/${id}/plans/${plan}/${String(index).padStart(6, '0')}.json`,
   donePrefix: (pipeline: string, id: string) => `${pipeline}/backfills/${id}/done/`,
   done: (pipeline: string, id: string, index: number) =>
     `${pipeline}/backfills/${id}/done/${String(index).padStart(6, '0')}.json`,

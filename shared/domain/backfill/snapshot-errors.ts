@@ -10,12 +10,23 @@ import { formatTimestamp, type Timestamp } from '../timestamp';
 const FAILED_PRECONDITION = 9;
 const TOO_OLD = /version[_ ]retention|too old|earliest version/i;
 
-/** True when `err` is Spanner refusing a read timestamp older than the version retention. */
-export function isSnapshotTooOld(err: unknown): boolean {
-  if (typeof err !== 'object' || err === null) return false;
+function isTooOldStatus(err: object): boolean {
   const { code, message, details } = err as { code?: unknown; message?: unknown; details?: unknown };
   const text = `${typeof message === 'string' ? message : ''} ${typeof details === 'string' ? details : ''}`;
   return (code === FAILED_PRECONDITION || code === 'FAILED_PRECONDITION') && TOO_OLD.test(text);
+}
+
+/**
+ * True when `err` is Spanner refusing a read timestamp older than the version retention, or an error
+ * caused by that (adapters wrap the client's error, keeping it as `cause`).
+ */
+export function isSnapshotTooOld(err: unknown): boolean {
+  let current: unknown = err;
+  for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth++) {
+    if (isTooOldStatus(current)) return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
 }
 
 /** The statement that raises the retention (7 days is the maximum Spanner allows). */

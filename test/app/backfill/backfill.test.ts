@@ -79,7 +79,7 @@ describe('startBackfill', () => {
     expect(h.store.calls.write).toBe(0);
   });
 
-  it('accepts a caller-chosen id and origin (the scheduler entry point) and refuses reusing it', async () => {
+  it('accepts a caller-chosen id and origin (the scheduler entry point); a repeat returns the same job', async () => {
     const h = harness();
     const started = await startBackfill(
       h.deps,
@@ -87,9 +87,10 @@ describe('startBackfill', () => {
       { id: 'e3-snapshot', origin: 'start-at-snapshot' },
     );
     expect(started.ok && started.value.origin).toBe('start-at-snapshot');
-    await expect(startBackfill(h.deps, { tables: ['Orders'] }, { id: 'e3-snapshot' })).rejects.toThrow(
-      'already exists',
-    );
+    h.tick(5_000n);
+    const again = await startBackfill(h.deps, { tables: ['Items'] }, { id: 'e3-snapshot' });
+    expect(again.ok && again.value).toEqual(started.ok && started.value);
+    expect(h.snapshots.partitionRequests).toHaveLength(1);
   });
 });
 

@@ -33,6 +33,7 @@ const job: BackfillJob = {
   origin: 'http',
   state: 'planning',
   snapshot: { transaction: 'abc', readTimestamp: T },
+  plan: 'p1',
   dataBoost: false,
   priority: 'medium',
   targets: ['replica'],
@@ -74,7 +75,7 @@ describe('job codec', () => {
   it('names objects under the pipeline and derives stable task ids', () => {
     expect(jobObjects.job('demo', 'j1')).toBe('demo/backfills/j1/job.json');
     expect(jobObjects.done('demo', 'j1', 7)).toBe('demo/backfills/j1/done/000007.json');
-    expect(jobObjects.partition('demo', 'j1', 7)).toBe('demo/backfills/j1/partitions/000007.json');
+    expect(jobObjects.partition('demo', 'j1', 'p1', 7)).toBe('demo/backfills/j1/plans/p1/000007.json');
     expect(partitionTaskId('j1', 7)).toBe(partitionTaskId('j1', 7));
     expect(partitionTaskId('j1', 7)).not.toBe(partitionTaskId('j1', 8));
     expect(parsePartitionTask({ pipeline: 'demo', job: 'j1', partition: 2 })).toEqual({

@@ -1,0 +1,29 @@
+/**
+ * The backfill as the scheduler sees it: a port with one operation, so the scheduler's start and retention
+ * paths depend on "start (or find) a backfill" and not on the backfill's own ports.
+ */
+import type { BackfillJob, JobOrigin } from '../../domain/backfill/job';
+import type { BackfillRequest, Checked } from '../../domain/backfill/request';
+import type { PipelineConfig } from '../../domain/config';
+import type { BackfillDeps } from './deps';
+import { type StartOptions, startBackfill } from './plan';
+
+/** Starts a backfill, or returns the existing job of `options.id` (see {@link startBackfill}). */
+export interface BackfillStarter {
+  start(
+    request: BackfillRequest,
+    options: StartOptions & { id: string; origin: JobOrigin },
+  ): Promise<Checked<BackfillJob>>;
+}
+
+/** The starter over the backfill's ports. */
+export function backfillStarter(deps: BackfillDeps): BackfillStarter {
+  return { start: (request, options) => startBackfill(deps, request, options) };
+}
+
+/** Source tables with a configured replica, in configuration order: what a hand-over must load. */
+export function replicaTables(config: Pick<PipelineConfig, 'tables'>): string[] {
+  return Object.entries(config.tables)
+    .filter(([, targets]) => targets.replica !== undefined)
+    .map(([table]) => table);
+}
