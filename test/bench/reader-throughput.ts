@@ -153,6 +153,9 @@ export async function readerThroughput(o: ThroughputOptions): Promise<Throughput
   const spannerArgs = ['--database', DATABASE, '--initial-partitions', '1', '--churn-ms', '0'];
   const spanner = await startChildEmulator('spanner', spannerArgs);
   const bigquery = await startChildEmulator('bigquery', ['--project', PROJECT]);
+  // The official client finds the emulator through this variable; restored afterwards, or a later Spanner
+  // client in this process would dial the stopped emulator.
+  const previousHost = process.env.SPANNER_EMULATOR_HOST;
   process.env.SPANNER_EMULATOR_HOST = spanner.addresses.grpc;
   const cfg = config(fromEpochMillis(Date.now()));
   const endpoints = { bigqueryRest: bigquery.addresses.rest, bigqueryWrite: bigquery.addresses.grpc };
@@ -199,5 +202,7 @@ export async function readerThroughput(o: ThroughputOptions): Promise<Throughput
   } finally {
     await clients.close();
     await Promise.all([spanner.stop(), bigquery.stop()]);
+    if (previousHost === undefined) delete process.env.SPANNER_EMULATOR_HOST;
+    else process.env.SPANNER_EMULATOR_HOST = previousHost;
   }
 }
