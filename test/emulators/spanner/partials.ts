@@ -66,7 +66,19 @@ export async function writePartials(
     if (!call.write(prs)) await new Promise((resolve) => call.once('drain', resolve));
   };
   let index = 0;
-  for await (const row of asAsync(out.rows)) {
+  const rows = asAsync(out.rows)[Symbol.asyncIterator]();
+  for (;;) {
+    let next = rows.next();
+    // A streaming source (a long-polling change-stream query) may wait before its next row: send what is
+    // buffered first, or the client sees nothing until 50 rows or the end of the query.
+    if (chunk.length > 0) {
+      const idle = await Promise.race([next, new Promise<'idle'>((r) => setImmediate(() => r('idle')))]);
+      if (idle === 'idle') await flush(false);
+      else next = Promise.resolve(idle);
+    }
+    const step = await next;
+    if (step.done) break;
+    const row = step.value;
     if (call.cancelled) return;
     if (index++ < resume) continue;
     if (fault?.afterItems !== undefined && sent >= fault.afterItems)

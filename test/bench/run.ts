@@ -1,0 +1,94 @@
+/**
+ * `npm run bench`: the benchmarks of DESIGN §8 on the local emulators, each figure the median of several runs,
+ * printed as one table with the machine it ran on. Not part of `npm test` (figures on a shared machine vary;
+ * they are recorded in docs/performance.md, never asserted). `--quick` runs fewer rounds.
+ */
+import { endToEndLatency } from './latency';
+import { readerThroughput, type ThroughputRun } from './reader-throughput';
+import { schedulerTicks } from './scheduler-tick';
+import { type Figure, fmt, machine, median, percentile, table } from './stats';
+
+const quick = process.argv.includes('--quick');
+const RUNS = quick ? 1 : 3;
+
+function progress(message: string): void {
+  process.stderr.write(`bench: ${message}\n`);
+}
+
+async function latencyFigures(): Promise<Figure[]> {
+  const figures: Figure[] = [];
+  for (const mode of ['continuous', 'scheduled'] as const) {
+    progress(`end-to-end latency, ${mode} mode`);
+    const samples = mode === 'continuous' ? 25 : 10;
+    // A scheduled round waits out the idle delay (30 s by default): fewer rounds keep the run short.
+    const count = mode === 'continuous' ? RUNS : Math.min(RUNS, 2);
+    const rounds = await endToEndLatency({ mode, rounds: count, samples, everyMs: 200 });
+    const p50 = median(rounds.map((r) => percentile(r, 0.5)));
+    const p99 = median(rounds.map((r) => percentile(r, 0.99)));
+    const target = mode === 'continuous' ? '≤ 2 s / ≤ 5 s' : '— (tick-bound)';
+    const note = `${rounds.length} rounds × ${samples} commits; tick 2 s`;
+    figures.push({
+      what: `latency commit → BigQuery, ${mode}, p50 / p99`,
+      value: `${fmt(p50 / 1000, 2)} s / ${fmt(p99 / 1000, 2)} s`,
+      target,
+      note,
+    });
+  }
+  return figures;
+}
+
+function throughputFigures(runs: ThroughputRun[]): Figure[] {
+  const variants = [...new Set(runs.map((r) => r.variant))].filter((v) => v !== 'warm-up');
+  const rate = (v: string) =>
+    median(runs.filter((r) => r.variant === v).map((r) => r.mods / (r.cpuMs / 1000)));
+  const wall = (v: string) =>
+    median(runs.filter((r) => r.variant === v).map((r) => r.mods / (r.wallMs / 1000)));
+  const base = rate('memory → memory');
+  const figures: Figure[] = variants.map((v) => ({
+    what: `reader mods / CPU-s, ${v}`,
+    value: fmt(rate(v)),
+    target: v === 'emulators' ? '≥ 20,000' : '',
+    note: `${runs.filter((r) => r.variant === v).length} runs; ${fmt(wall(v))} mods/s wall; ${fmt(base / rate(v), 2)}× the in-process time`,
+  }));
+  const full = runs.filter((r) => r.variant === 'emulators');
+  figures.push({
+    what: `reader memory peak, window of ${fmt(full[0]?.mods ?? 0)} mods`,
+    value: `${fmt(median(full.map((r) => r.heapPeakMiB)))} MiB heap`,
+    target: '',
+    note: `RSS +${fmt(median(full.map((r) => r.rssPeakMiB)))} MiB above the idle process`,
+  });
+  return figures;
+}
+
+async function schedulerFigures(): Promise<Figure[]> {
+  const figures: Figure[] = [];
+  for (const n of [1_000, 10_000]) {
+    progress(`scheduler tick, ${n} partitions`);
+    const runs = await schedulerTicks(n, RUNS);
+    figures.push({
+      what: `scheduler tick, ${fmt(n)} partitions`,
+      value: `${fmt(median(runs.map((r) => r.ms)))} ms`,
+      target: n === 10_000 ? '≤ 5 s' : '',
+      note: `${runs.length} ticks; ${median(runs.map((r) => r.listCalls))} list calls + ${median(runs.map((r) => r.otherCalls))} other GCS calls`,
+    });
+  }
+  return figures;
+}
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  progress(`reader throughput (${RUNS} runs per variant)`);
+  const runs = await readerThroughput({ mods: 20_000, modsPerTransaction: 50, runs: RUNS });
+  const figures = [...throughputFigures(runs), ...(await schedulerFigures()), ...(await latencyFigures())];
+  console.log(`sluice benchmarks — ${machine()}`);
+  console.log(table(figures));
+  console.log(`(${fmt((Date.now() - started) / 1000)} s in all)`);
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  },
+);
