@@ -68,11 +68,26 @@ async function backfillProducts(stack: LocalStack, workload: Workload, io: RunIO
   io.out.write(`backfill of ${stack.schema.products.name} requested: HTTP ${res.status}\n`);
 }
 
+/** Ticks until the scheduler has started the pipeline (it answers 200 once the ledger is written). */
+async function startPipeline(stack: LocalStack, io: RunIO): Promise<void> {
+  for (let attempt = 1; attempt <= 20; attempt++) {
+    const { status, body } = await stack.tick();
+    if (status === 200) return;
+    if (attempt === 20)
+      throw new Error(`the scheduler did not start the pipeline: HTTP ${status} ${JSON.stringify(body)}`);
+    io.out.write(`waiting for the scheduler (HTTP ${status})…\n`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
 /** Runs until the duration ends or `io.interrupted` resolves, then catches up and verifies. */
 export async function runLocal(stack: LocalStack, options: StartOptions, io: RunIO): Promise<number> {
   const seed = options.seed ?? freshSeed();
   const workload = options.workload ? stack.workload(seed) : null;
   if (workload) io.out.write(`workload seed ${seed} (replay with --seed ${seed})\n`);
+  // The first tick starts the pipeline at "now"; the workload must only write after that, or its first
+  // changes would predate the stream's start and be missing from history.
+  await startPipeline(stack, io);
   if (workload && options.backfill) await backfillProducts(stack, workload, io);
   stack.startTicking(options.tickMs);
   workload?.start(Math.max(1, Math.round(1000 / options.rate)));
