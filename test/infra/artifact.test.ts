@@ -57,7 +57,8 @@ beforeAll(async () => {
 }, SETUP_TIMEOUT_MS);
 
 afterAll(() => {
-  for (const c of children) c.kill('SIGTERM');
+  // SIGKILL: the framework's server catches SIGTERM and keeps the process (and so jest) alive.
+  for (const c of children) c.kill('SIGKILL');
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
