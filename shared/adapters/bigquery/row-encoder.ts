@@ -5,7 +5,9 @@
  * thousands of rows per window that was the largest single cost of the sinks. The conversions applied here
  * are the JSON writer's for the values a {@link WriterValue} can hold: names a proto field cannot carry are
  * replaced by the client's placeholder name, NULL is left out, and a number bound for a string field (INT64,
- * NUMERIC, …) is written as its decimal text — inside arrays too.
+ * NUMERIC, …) is written as its decimal text — inside arrays too. A decimal string of at most 15 digits
+ * bound for a 64-bit integer field (INT64, TIMESTAMP micros) is handed to protobufjs as a number: the same
+ * varint, without parsing the text into a Long.
  */
 import { adapt, protos } from '@google-cloud/bigquery-storage';
 import { Type } from 'protobufjs';
@@ -27,10 +29,21 @@ function placeholderName(name: string): string {
     .replace(/-/g, '_')}`;
 }
 
-/** Per column name of a row: the proto field name and whether numbers become decimal text. */
+/** Per column name of a row: the proto field name and how its values are handed to protobufjs. */
 interface FieldPlan {
   protoName: string;
+  /** Numbers become decimal text (string fields). */
   numberAsText: boolean;
+  /** Short decimal strings become numbers (64-bit integer fields). */
+  textAsNumber: boolean;
+}
+
+const INTEGER_64 = new Set(['int64', 'uint64', 'sint64', 'fixed64', 'sfixed64']);
+/** Decimal text every digit of which a double holds exactly. */
+const SAFE_DECIMAL = /^-?\d{1,15}$/;
+
+function asNumberIfSafe(value: WriterValue): WriterValue {
+  return typeof value === 'string' && SAFE_DECIMAL.test(value) ? Number(value) : value;
 }
 
 /** Encodes rows with one descriptor; build a new one when the descriptor changes. */
@@ -52,7 +65,8 @@ export class RowEncoder {
     let plan = this.plans.get(name);
     if (!plan) {
       const protoName = PROTO_NAME.test(name) ? name : placeholderName(name);
-      plan = { protoName, numberAsText: this.type.fields[protoName]?.type === 'string' };
+      const type = this.type.fields[protoName]?.type;
+      plan = { protoName, numberAsText: type === 'string', textAsNumber: INTEGER_64.has(type ?? '') };
       this.plans.set(name, plan);
     }
     return plan;
@@ -62,8 +76,10 @@ export class RowEncoder {
     const out: Record<string, WriterValue> = {};
     for (const name in row) {
       const value = row[name] as WriterValue;
-      const { protoName, numberAsText } = this.plan(name);
-      if (!numberAsText) out[protoName] = value;
+      const { protoName, numberAsText, textAsNumber } = this.plan(name);
+      if (textAsNumber)
+        out[protoName] = Array.isArray(value) ? value.map(asNumberIfSafe) : asNumberIfSafe(value);
+      else if (!numberAsText) out[protoName] = value;
       else if (typeof value === 'number') out[protoName] = value.toString(10);
       else if (Array.isArray(value))
         out[protoName] = value.map((v) => (typeof v === 'number' ? v.toString(10) : v));
