@@ -42,16 +42,41 @@ function toBigInt(name: string, value: string | number | bigint): bigint {
   return BigInt(value);
 }
 
+/** One remembered (input → section) pair: a record's mods share their commit timestamp and record sequence. */
+interface Memo<T> {
+  input: T | undefined;
+  section: string;
+}
+
+const lastTimestamp: Memo<bigint> = { input: undefined, section: '' };
+const lastRecordSequence: Memo<string | bigint> = { input: undefined, section: '' };
+
+function memoSection<T extends string | bigint>(memo: Memo<T>, name: string, value: T): string {
+  if (memo.input !== value) {
+    // Validate before remembering, so an invalid value throws every time.
+    const text = section(name, toBigInt(name, value));
+    memo.input = value;
+    memo.section = text;
+  }
+  return memo.section;
+}
+
+function modIndexSection(value: number | bigint): string {
+  // The common case, a small non-negative integer, needs no bigint.
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) {
+    return value.toString(16).toUpperCase().padStart(SECTION_WIDTH, '0');
+  }
+  return section('mod index', toBigInt('mod index', value));
+}
+
 /**
  * Encodes (commit timestamp ns, record sequence, mod index) as three 16-digit upper-case hex sections.
  * @throws RangeError for a pre-1970 timestamp or a part beyond 64 bits (BigQuery sections are unsigned).
  */
 export function encodeChangeSequenceNumber(parts: SequenceParts): ChangeSequenceNumber {
-  return [
-    section('commit timestamp', parts.commitTimestamp),
-    section('record sequence', toBigInt('record sequence', parts.recordSequence)),
-    section('mod index', toBigInt('mod index', parts.modIndex)),
-  ].join('/') as ChangeSequenceNumber;
+  const timestamp = memoSection(lastTimestamp, 'commit timestamp', parts.commitTimestamp);
+  const recordSequence = memoSection(lastRecordSequence, 'record sequence', parts.recordSequence);
+  return `${timestamp}/${recordSequence}/${modIndexSection(parts.modIndex)}` as ChangeSequenceNumber;
 }
 
 /**

@@ -38,22 +38,28 @@ export function changeId(serverTransactionId: string, recordSequence: string, mo
 
 /** The history rows of one record, one per mod, in mod order. */
 export function historyRows(record: DataChangeRecord): HistoryRow[] {
+  // Everything but the mod's own values is the record's: computed once, not per mod.
   const recordSequence = BigInt(record.recordSequence).toString();
+  const commitMicros = toBigQueryMicros(record.commitTimestamp).toString();
+  const commitText = formatTimestamp(record.commitTimestamp);
+  const idPrefix = `${record.serverTransactionId}/${recordSequence}/`;
+  const records = String(record.numberOfRecordsInTransaction);
+  const partitions = String(record.numberOfPartitionsInTransaction);
   return record.mods.map((mod, modIndex) => ({
-    commit_timestamp: toBigQueryMicros(record.commitTimestamp).toString(),
-    commit_timestamp_ns: formatTimestamp(record.commitTimestamp),
+    commit_timestamp: commitMicros,
+    commit_timestamp_ns: commitText,
     server_transaction_id: record.serverTransactionId,
     record_sequence: recordSequence,
     mod_index: String(modIndex),
-    change_id: changeId(record.serverTransactionId, record.recordSequence, modIndex),
+    change_id: `${idPrefix}${modIndex}`,
     table_name: record.tableName,
     mod_type: record.modType,
     keys: JSON.stringify(mod.keys),
     new_values: JSON.stringify(mod.newValues),
     old_values: JSON.stringify(mod.oldValues),
     transaction_tag: record.transactionTag,
-    number_of_records_in_transaction: String(record.numberOfRecordsInTransaction),
-    number_of_partitions_in_transaction: String(record.numberOfPartitionsInTransaction),
+    number_of_records_in_transaction: records,
+    number_of_partitions_in_transaction: partitions,
     value_capture_type: record.valueCaptureType,
     is_system_transaction: record.isSystemTransaction,
     is_last_record_in_transaction_in_partition: record.isLastRecordInTransactionInPartition,

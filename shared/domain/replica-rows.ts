@@ -62,15 +62,42 @@ interface Entry {
 
 /** Canonical text of a key, independent of property order. */
 function keyText(key: Record<string, JsonValue>): string {
-  return JSON.stringify(
-    Object.keys(key)
-      .sort()
-      .map((k) => [k, key[k]]),
-  );
+  const names = Object.keys(key);
+  if (names.length > 1) names.sort();
+  return JSON.stringify(names.map((k) => [k, key[k]]));
 }
 
 function compareEntries(a: Entry, b: Entry): number {
   return compareRecordSequence(a.record.recordSequence, b.record.recordSequence) || a.modIndex - b.modIndex;
+}
+
+/** Column name → type of a record's `column_types`, built once per array (a record's mods share it). */
+const typesByColumns = new WeakMap<ColumnType[], Map<string, ColumnType['type']>>();
+
+function columnTypeMap(columnTypes: ColumnType[]): Map<string, ColumnType['type']> {
+  let types = typesByColumns.get(columnTypes);
+  if (!types) {
+    types = new Map(columnTypes.map((c) => [c.name, c.type]));
+    typesByColumns.set(columnTypes, types);
+  }
+  return types;
+}
+
+/** Maps named JSON values through the record's column types into `row` (later names overwrite). */
+function mapColumnsInto(
+  row: Record<string, WriterValue>,
+  table: string,
+  values: Record<string, JsonValue>,
+  columnTypes: ColumnType[],
+  issues: ValueIssue[],
+): Record<string, WriterValue> {
+  const types = columnTypeMap(columnTypes);
+  for (const name in values) {
+    const type = types.get(name);
+    if (!type) throw new DecodeError(`${table}.${name}`, 'column is not in the record column_types');
+    row[name] = toWriterValue(`${table}.${name}`, type, values[name] as JsonValue, issues);
+  }
+  return row;
 }
 
 /** Maps named JSON values through the record's column types. */
@@ -80,14 +107,7 @@ export function mapColumns(
   columnTypes: ColumnType[],
   issues: ValueIssue[],
 ): Record<string, WriterValue> {
-  const types = new Map(columnTypes.map((c) => [c.name, c.type]));
-  const row: Record<string, WriterValue> = {};
-  for (const [name, value] of Object.entries(values)) {
-    const type = types.get(name);
-    if (!type) throw new DecodeError(`${table}.${name}`, 'column is not in the record column_types');
-    row[name] = toWriterValue(`${table}.${name}`, type, value, issues);
-  }
-  return row;
+  return mapColumnsInto({}, table, values, columnTypes, issues);
 }
 
 /** Non-key values of concurrent NEW_ROW_AND_OLD_VALUES mods: each transaction's changed columns win. */
@@ -107,7 +127,8 @@ function mergeChangedColumns(entries: Entry[]): Record<string, JsonValue> | unde
 }
 
 function decide(entries: Entry[], issues: ValueIssue[]): ReplicaChange {
-  const sorted = [...entries].sort(compareEntries);
+  // Almost every group is one mod: no copy, sort or transaction set for it.
+  const sorted = entries.length === 1 ? entries : [...entries].sort(compareEntries);
   const last = sorted[sorted.length - 1]!;
   const { record, mod } = last;
   const common: Common = {
@@ -121,7 +142,7 @@ function decide(entries: Entry[], issues: ValueIssue[]): ReplicaChange {
     }),
   };
   const keyRow = () => mapColumns(record.tableName, mod.keys, record.columnTypes, issues);
-  const concurrent = new Set(entries.map((e) => e.record.serverTransactionId)).size > 1;
+  const concurrent = entries.length > 1 && new Set(entries.map((e) => e.record.serverTransactionId)).size > 1;
   if (concurrent) {
     const merged = mergeChangedColumns(sorted);
     if (!merged)
@@ -134,7 +155,7 @@ function decide(entries: Entry[], issues: ValueIssue[]): ReplicaChange {
     return {
       ...common,
       kind: 'upsert',
-      row: { ...keyRow(), ...mapColumns(record.tableName, merged, record.columnTypes, issues) },
+      row: mapColumnsInto(keyRow(), record.tableName, merged, record.columnTypes, issues),
     };
   }
   if (record.modType === 'DELETE') return { ...common, kind: 'delete', row: keyRow() };
@@ -144,7 +165,7 @@ function decide(entries: Entry[], issues: ValueIssue[]): ReplicaChange {
   return {
     ...common,
     kind: 'upsert',
-    row: { ...keyRow(), ...mapColumns(record.tableName, mod.newValues, record.columnTypes, issues) },
+    row: mapColumnsInto(keyRow(), record.tableName, mod.newValues, record.columnTypes, issues),
   };
 }
 

@@ -24,15 +24,18 @@ export function fromNanos(ns: bigint): Timestamp {
   return ns as Timestamp;
 }
 
-/** Days since the epoch of a proleptic Gregorian date (Howard Hinnant's days_from_civil). */
-function daysFromCivil(year: number, month: number, day: number): bigint {
-  const y = BigInt(month <= 2 ? year - 1 : year);
-  const era = (y >= 0n ? y : y - 399n) / 400n;
-  const yoe = y - era * 400n;
-  const m = BigInt(month);
-  const doy = (153n * (m > 2n ? m - 3n : m + 9n) + 2n) / 5n + BigInt(day) - 1n;
-  const doe = yoe * 365n + yoe / 4n - yoe / 100n + doy;
-  return era * 146_097n + doe - 719_468n;
+/**
+ * Days since the epoch of a proleptic Gregorian date (Howard Hinnant's days_from_civil). In numbers, not
+ * bigints: every intermediate of years 0001..9999 is far inside the safe-integer range, and this runs for
+ * every TIMESTAMP value a window maps.
+ */
+function daysFromCivil(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yoe = y - era * 400;
+  const doy = Math.floor((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5) + day - 1;
+  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
+  return era * 146_097 + doe - 719_468;
 }
 
 /** Inverse of {@link daysFromCivil}. */
@@ -64,14 +67,12 @@ export function parseTimestamp(text: string): Timestamp {
     throw new Error(
       `invalid timestamp ${JSON.stringify(text)}: expected RFC 3339, e.g. 2024-01-31T12:00:00.123456789Z`,
     );
-  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-  ];
+  const year = Number(m[1]);
+  const month = Number(m[2]);
+  const day = Number(m[3]);
+  const hour = Number(m[4]);
+  const minute = Number(m[5]);
+  const second = Number(m[6]);
   if (
     month < 1 ||
     month > 12 ||
@@ -84,17 +85,17 @@ export function parseTimestamp(text: string): Timestamp {
     throw new Error(`invalid timestamp ${JSON.stringify(text)}: a date or time field is out of range`);
   }
   const fraction = BigInt((m[7] ?? '').padEnd(9, '0'));
-  let offsetSeconds = 0n;
+  let offsetSeconds = 0;
   if (!m[8]) {
     const oh = Number(m[10]);
     const om = Number(m[11]);
     if (oh > 23 || om > 59) throw new Error(`invalid timestamp ${JSON.stringify(text)}: offset out of range`);
-    offsetSeconds = BigInt(oh * 3600 + om * 60) * (m[9] === '-' ? -1n : 1n);
+    offsetSeconds = (oh * 3600 + om * 60) * (m[9] === '-' ? -1 : 1);
   }
-  const seconds =
-    daysFromCivil(year, month, day) * SECONDS_PER_DAY +
-    BigInt(hour * 3600 + minute * 60 + second) -
-    offsetSeconds;
+  // Seconds fit a double exactly (|s| < 2^38); only the nanosecond count needs a bigint.
+  const seconds = BigInt(
+    daysFromCivil(year, month, day) * 86_400 + hour * 3600 + minute * 60 + second - offsetSeconds,
+  );
   const ns = seconds * NS_PER_SECOND + fraction;
   if (ns < MIN_TIMESTAMP || ns > MAX_TIMESTAMP) {
     throw new Error(`invalid timestamp ${JSON.stringify(text)}: outside 0001-01-01..9999-12-31`);
@@ -117,7 +118,7 @@ export function parseDate(text: string): number {
       `invalid date ${JSON.stringify(text)}: expected YYYY-MM-DD between 0001-01-01 and 9999-12-31`,
     );
   }
-  return Number(daysFromCivil(year, month, day));
+  return daysFromCivil(year, month, day);
 }
 
 const pad = (n: number | bigint, width: number) => n.toString().padStart(width, '0');

@@ -1,22 +1,22 @@
 /**
- * Appends JSON rows to a table's `_default` stream through the managed writer, one connection per table
+ * Appends JSON rows to a table's `_default` stream through the managed writer (rows encoded by
+ * {@link RowEncoder}), one connection per table
  * reused across calls. Requests on one connection are sent one at a time: a schema-update notice makes the
  * client reconnect, and a write in flight on the old connection would never be answered.
  */
 import { adapt, managedwriter, protos } from '@google-cloud/bigquery-storage';
-import type { WriterValue } from '../../domain/value-mapping';
 import { appendFailure, deadlineExceeded } from './append-errors';
 import { splitRequests } from './request-split';
+import { type JsonRow, RowEncoder } from './row-encoder';
 
 type TableSchema = protos.google.cloud.bigquery.storage.v1.ITableSchema;
 type Descriptor = protos.google.protobuf.IDescriptorProto;
 
-/** A row for the JSON writer. */
-export type JsonRow = Record<string, WriterValue>;
+export type { JsonRow };
 
 /** Limits of {@link DefaultStreamWriters}. */
 export interface AppendLimits {
-  /** Budget per AppendRows request, measured as JSON text (BigQuery's limit is on the encoded request). */
+  /** Budget per AppendRows request, measured on the serialized rows (BigQuery's limit is on the request). */
   maxRequestBytes: number;
   /** Longest wait for one acknowledgement; a dropped stream can otherwise leave a write unanswered. */
   ackTimeoutMs: number;
@@ -26,7 +26,9 @@ export interface AppendLimits {
 export const DEFAULT_APPEND_LIMITS: AppendLimits = { maxRequestBytes: 8 * 1024 * 1024, ackTimeoutMs: 60_000 };
 
 interface Open {
-  writer: managedwriter.JSONWriter;
+  writer: managedwriter.Writer;
+  /** Rows → protobuf with the connection's current descriptor (replaced on a schema update). */
+  encoder: RowEncoder;
   /** Set by the connection-error listener: the connection is re-established on the next write. */
   broken: boolean;
 }
@@ -84,8 +86,10 @@ export class DefaultStreamWriters {
     if (rows.length === 0) return;
     const o = await this.connection(tablePath);
     try {
-      for (const request of splitRequests(rows, this.limits.maxRequestBytes)) {
-        const response = await this.withDeadline(o.writer.appendRows(request).getResult());
+      const serializedRows = o.encoder.encode(rows);
+      for (const request of splitRequests(serializedRows, this.limits.maxRequestBytes)) {
+        const pending = o.writer.appendRows({ serializedRows: request });
+        const response = await this.withDeadline(pending.getResult());
         const failure = appendFailure(response);
         if (failure) throw failure;
       }
@@ -120,17 +124,19 @@ export class DefaultStreamWriters {
       streamId: managedwriter.DefaultStream,
       destinationTable: tablePath,
     });
-    const writer = new managedwriter.JSONWriter({
-      connection,
-      protoDescriptor: this.descriptor(stream.tableSchema ?? {}),
-    });
-    const o: Open = { writer, broken: false };
+    const protoDescriptor = this.descriptor(stream.tableSchema ?? {});
+    const writer = new managedwriter.Writer({ connection, protoDescriptor });
+    const o: Open = { writer, encoder: new RowEncoder(protoDescriptor), broken: false };
     // Without an error listener the client throws non-retryable stream errors as uncaught exceptions.
     connection.onConnectionError(() => {
       o.broken = true;
     });
-    // Registered after the JSON writer's own listener, so this descriptor (with the CDC fields) wins.
-    connection.onSchemaUpdated((schema) => writer.setProtoDescriptor(this.descriptor(schema)));
+    // The descriptor keeps the CDC fields after a schema update (the client's JSON writer would drop them).
+    connection.onSchemaUpdated((schema) => {
+      const updated = this.descriptor(schema);
+      writer.setProtoDescriptor(updated);
+      o.encoder = new RowEncoder(updated);
+    });
     this.open.set(tablePath, o);
     return o;
   }
