@@ -5,18 +5,7 @@
 import { z } from 'zod';
 import { SluiceError } from './errors';
 import { parseTimestamp, type Timestamp } from './timestamp';
-import { issuePath } from './zod-helpers';
-
-/** Milliseconds as a whole number, given as a number or a decimal string (environment values are strings). */
-function millis(min: number, max: number, fallback: number) {
-  const rule = `must be a whole number of milliseconds from ${min} to ${max}`;
-  return z
-    .preprocess(
-      (v) => (typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v),
-      z.number({ error: rule }).int(rule).min(min, rule).max(max, rule),
-    )
-    .default(fallback);
-}
+import { issuePath, millis } from './zod-helpers';
 
 /** A required string matching `pattern`; a missing one says so rather than "expected string". */
 function required(pattern: RegExp, rule: string) {

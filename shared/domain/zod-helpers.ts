@@ -29,3 +29,17 @@ export function issuePath(path: readonly PropertyKey[]): string {
   }
   return out;
 }
+
+/**
+ * A whole number of milliseconds in `[min, max]`, given as a number or a decimal string (environment values are
+ * strings), with a default.
+ */
+export function millis(min: number, max: number, fallback: number) {
+  const rule = `must be a whole number of milliseconds from ${min} to ${max}`;
+  return z
+    .preprocess(
+      (v) => (typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v),
+      z.number({ error: rule }).int(rule).min(min, rule).max(max, rule),
+    )
+    .default(fallback);
+}

@@ -6,16 +6,7 @@
  */
 import { z } from 'zod';
 import { ConfigError, type ConfigIssue } from '../domain/config';
-
-function millis(min: number, max: number, fallback: number) {
-  const rule = `must be a whole number of milliseconds from ${min} to ${max}`;
-  return z
-    .preprocess(
-      (v) => (typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v),
-      z.number({ error: rule }).int(rule).min(min, rule).max(max, rule),
-    )
-    .default(fallback);
-}
+import { millis } from '../domain/zod-helpers';
 
 const QUEUE = /^projects\/[^/]+\/locations\/[^/]+\/queues\/[A-Za-z0-9-]{1,100}$/;
 
