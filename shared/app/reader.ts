@@ -188,8 +188,11 @@ export class Reader {
   ): Promise<TaskOutcome> {
     const entry = current.value;
     const quietMs = diffMillis(window.to, entry.position);
+    const idle = this.caughtUp(window);
+    // A window cut short by window.maxMs must move the position, or the next one would read it again.
+    const due = !idle || quietMs >= (this.settings.quietCheckpointMs ?? 0);
     let next = entry;
-    if (boundary && boundary.at > entry.position && quietMs >= (this.settings.quietCheckpointMs ?? 0)) {
+    if (boundary && boundary.at > entry.position && due) {
       const t = checkpointQuiet(entry, { boundary, writer: newWriterToken('reader') });
       if (!t.ok) return noop(t.message);
       const generation = await this.ports.ledger.writePartition(t.entry, current.generation);
@@ -197,11 +200,10 @@ export class Reader {
       if (!generation) return noop(`partition ${entry.id} changed while its quiet window was read`);
       next = t.entry;
     }
-    const idle = this.caughtUp(window);
     const { idleDelayMs } = this.settings;
     const cap = Math.max(idleDelayMs, this.settings.idleMaxDelayMs ?? idleDelayMs);
     const delayMs = idle ? Math.min(cap, Math.max(idleDelayMs, quietMs)) : null;
-    const key = next === entry ? quietTaskKey(entry, window.to) : next.writer;
+    const key = next === entry ? quietTaskKey(entry, this.runtime.now()) : next.writer;
     await this.chain(next, delayMs, key);
     log.info('reader.quiet', {
       from: formatTimestamp(window.from),
