@@ -70,6 +70,9 @@ export function functionEnvironment(
     SLUICE_LEASE_MS: '10000',
     // Scheduled mode waits this long after catching up; seconds on a laptop, not the production 30 s.
     SLUICE_IDLE_DELAY_MS: '1000',
+    // Quiet partitions back off to this and checkpoint at most this often (production: 300 s and 600 s).
+    SLUICE_IDLE_MAX_DELAY_MS: '3000',
+    SLUICE_QUIET_CHECKPOINT_MS: '2000',
     SLUICE_REGION: LOCAL.region,
     SLUICE_READER_QUEUE: queueName('reader'),
     SLUICE_BACKFILL_QUEUE: queueName('backfill'),

@@ -8,6 +8,8 @@ import { httpStatusFor, SluiceError } from '../domain/errors';
 import {
   acquireLease,
   advancePosition,
+  type Boundary,
+  checkpointQuiet,
   failPartition,
   type PartitionEntry,
   planWindow,
@@ -17,13 +19,14 @@ import {
   windowId,
 } from '../domain/ledger';
 import type { Logger } from '../domain/log';
-import { addMillis, formatTimestamp } from '../domain/timestamp';
+import { addMillis, diffMillis, formatTimestamp, type Timestamp } from '../domain/timestamp';
 import type { ChangeSource } from '../ports/change-source';
 import type { HistorySink, ReplicaSink } from '../ports/sinks';
 import type { SpannerCatalog } from '../ports/spanner-catalog';
 import type { TaskQueue } from '../ports/task-queue';
-import { type LedgerStore, newWriterToken } from './ledger-store';
+import { type LedgerStore, newWriterToken, type Versioned } from './ledger-store';
 import { endPartition } from './partition-end';
+import { startQuietWindow } from './quiet-window';
 import { enqueueReaderTask, type ReaderTask } from './reader-task';
 import { type AppSettings, epochMillis, type Runtime } from './settings';
 import { runWindow, type WindowResult } from './window-run';
@@ -47,6 +50,11 @@ export interface TaskOutcome {
 
 const noop = (detail: string): TaskOutcome => ({ status: 200, outcome: 'noop', detail });
 
+/** Task key of the window after a quiet one that wrote nothing: unique per window, as the writer is unchanged. */
+function quietTaskKey(entry: PartitionEntry, at: Timestamp): string {
+  return `${entry.writer}#${at.toString()}`;
+}
+
 /** Runs reader tasks; one per function instance, shared by concurrent requests. */
 export class Reader {
   constructor(
@@ -59,10 +67,21 @@ export class Reader {
   async run(task: ReaderTask, log: Logger = this.runtime.log): Promise<TaskOutcome> {
     const holder = newWriterToken('reader');
     let leased: PartitionEntry | undefined;
+    let leaseFree = false;
     try {
       const manifest = await this.ports.ledger.readManifest();
       if (!manifest || manifest.value.epoch !== task.epoch || manifest.value.state !== 'running') {
         return noop(`pipeline epoch ${task.epoch} is not running`);
+      }
+      if (this.settings.config.mode === 'scheduled') {
+        leaseFree = true;
+        const started = await this.startLeaseFree(task, holder, log);
+        if ('status' in started) return started;
+        if (started.kind === 'active') {
+          leased = started.entry;
+          return await this.runLeased(leased, holder, log, started);
+        }
+        // Not `ready` (a lease to take over or refuse, a finished or failed partition): the leased path decides.
       }
       const acquired = await this.acquire(task, holder);
       if (typeof acquired === 'string') {
@@ -72,8 +91,25 @@ export class Reader {
       leased = acquired;
       return await this.runLeased(leased, holder, log);
     } catch (err) {
+      if (!leased && leaseFree) leased = await this.leaseToRecord(err, task, holder);
       return this.fail(err, task, holder, leased, log);
     }
+  }
+
+  /**
+   * A permanent failure met before the lease was taken (in a lease-free window start) must still stop the
+   * partition: take the lease so the failure can be recorded. Undefined when it cannot be taken.
+   */
+  private async leaseToRecord(
+    err: unknown,
+    task: ReaderTask,
+    holder: string,
+  ): Promise<PartitionEntry | undefined> {
+    const kind = SluiceError.from(err, `partition ${task.partition}`).kind;
+    if (this.settings.config.mode !== 'scheduled' || kind === 'retryable' || kind === 'conflict')
+      return undefined;
+    const acquired = await this.acquire(task, holder).catch(() => undefined);
+    return typeof acquired === 'object' ? acquired : undefined;
   }
 
   /** Takes the lease; a string says why the task is a no-op. */
@@ -96,18 +132,111 @@ export class Reader {
     }
   }
 
-  private async runLeased(entry: PartitionEntry, holder: string, log: Logger): Promise<TaskOutcome> {
-    const { ledger, source, queue, catalog, replica, history } = this.ports;
+  /**
+   * Scheduled mode: starts the window without a lease (ADR-1201). Answers an outcome when the task is done
+   * (quiet, stale, lost race), `active` when records arrived and the lease is held, `leased-path` otherwise.
+   */
+  private async startLeaseFree(
+    task: ReaderTask,
+    holder: string,
+    log: Logger,
+  ): Promise<
+    | TaskOutcome
+    | { kind: 'active'; entry: PartitionEntry; window: Window; source: ChangeSource }
+    | { kind: 'leased-path' }
+  > {
+    const current = await this.ports.ledger.readPartition(task.epoch, task.partition);
+    if (!current) return noop(`unknown partition ${task.partition} in epoch ${task.epoch}`);
+    const entry = current.value;
+    if (task.position < entry.position) {
+      return noop(`stale task: position is already ${formatTimestamp(entry.position)}`);
+    }
+    if (entry.state !== 'ready') return { kind: 'leased-path' };
+    const window = this.plan(entry);
+    if (!window) {
+      await this.chain(entry, this.settings.idleDelayMs, quietTaskKey(entry, this.runtime.now()));
+      return { status: 200, outcome: 'window', detail: 'nothing to read yet' };
+    }
+    const { config } = this.settings;
+    const ctx = {
+      ledger: this.ports.ledger,
+      source: this.ports.source,
+      runtime: this.runtime,
+      holder,
+      leaseMs: config.leaseMs,
+      heartbeatMs: config.heartbeatMs,
+    };
+    const out = await startQuietWindow(ctx, current, window);
+    if (out.kind === 'lost') {
+      log.info('task.noop', { reason: out.reason });
+      return noop(out.reason);
+    }
+    if (out.kind === 'active') return { ...out, window };
+    return this.finishQuiet(current, window, out.boundary, log);
+  }
+
+  /**
+   * A window that saw only heartbeats: write the position only when it is older than the quiet-checkpoint
+   * interval (one compare-and-swap write, no lease), then chain the next window after a delay that grows with
+   * how long the partition has been quiet (about doubling), capped.
+   */
+  private async finishQuiet(
+    current: Versioned<PartitionEntry>,
+    window: Window,
+    boundary: Boundary | null,
+    log: Logger,
+  ): Promise<TaskOutcome> {
+    const entry = current.value;
+    const quietMs = diffMillis(window.to, entry.position);
+    const idle = this.caughtUp(window);
+    // A window cut short by window.maxMs must move the position, or the next one would read it again.
+    const due = !idle || quietMs >= (this.settings.quietCheckpointMs ?? 0);
+    let next = entry;
+    if (boundary && boundary.at > entry.position && due) {
+      const t = checkpointQuiet(entry, { boundary, writer: newWriterToken('reader') });
+      if (!t.ok) return noop(t.message);
+      const generation = await this.ports.ledger.writePartition(t.entry, current.generation);
+      // Someone else wrote the entry since it was read: they progressed and chain the partition themselves.
+      if (!generation) return noop(`partition ${entry.id} changed while its quiet window was read`);
+      next = t.entry;
+    }
+    const { idleDelayMs } = this.settings;
+    const cap = Math.max(idleDelayMs, this.settings.idleMaxDelayMs ?? idleDelayMs);
+    const delayMs = idle ? Math.min(cap, Math.max(idleDelayMs, quietMs)) : null;
+    const key = next === entry ? quietTaskKey(entry, this.runtime.now()) : next.writer;
+    await this.chain(next, delayMs, key);
+    log.info('reader.quiet', {
+      from: formatTimestamp(window.from),
+      to: formatTimestamp(window.to),
+      checkpointed: next !== entry,
+      nextInMs: delayMs ?? 0,
+    });
+    const what = next === entry ? 'nothing written' : `checkpointed to ${formatTimestamp(next.position)}`;
+    return { status: 200, outcome: 'window', detail: `quiet; ${what}` };
+  }
+
+  private plan(entry: PartitionEntry): Window | null {
     const config = this.settings.config;
-    const now = this.runtime.now();
-    const window = planWindow(entry, now, {
+    return planWindow(entry, this.runtime.now(), {
       mode: config.mode,
       maxWindowMs: config.window.maxMs,
       longPollMs: config.window.longPollMs,
     });
+  }
+
+  private async runLeased(
+    entry: PartitionEntry,
+    holder: string,
+    log: Logger,
+    started?: { window: Window; source: ChangeSource },
+  ): Promise<TaskOutcome> {
+    const { ledger, queue, catalog, replica, history } = this.ports;
+    const config = this.settings.config;
+    const source = started?.source ?? this.ports.source;
+    const window = started ? started.window : this.plan(entry);
     if (!window) {
       const released = await this.release(entry, holder, null);
-      await this.chain(released, true);
+      await this.chain(released, this.idleDelay(true));
       return { status: 200, outcome: 'window', detail: 'nothing to read yet' };
     }
     const wlog = log.child({ window: windowId(window) });
@@ -146,7 +275,7 @@ export class Reader {
       return { status: 200, outcome: 'finished', detail: `finished; ${children.length} children enqueued` };
     }
     const released = await this.release(result.entry, holder, result);
-    await this.chain(released, this.caughtUp(window));
+    await this.chain(released, this.idleDelay(this.caughtUp(window)));
     return { status: 200, outcome: 'window', detail: `read to ${formatTimestamp(released.position)}` };
   }
 
@@ -184,11 +313,19 @@ export class Reader {
     return out.entry;
   }
 
-  /** Enqueues the next window: at once in continuous mode or when behind, after the idle delay otherwise. */
-  private async chain(entry: PartitionEntry, idle: boolean): Promise<void> {
+  /** Scheduled mode waits the idle delay once caught up; continuous mode and a partition behind never wait. */
+  private idleDelay(idle: boolean): number | null {
+    return this.settings.config.mode === 'scheduled' && idle ? this.settings.idleDelayMs : null;
+  }
+
+  /**
+   * Enqueues the next window, after `delayMs` (null: at once). The task is named after the entry's last write
+   * (`key`, by default its writer token), so the scheduler's tick and this chain name the same task; a quiet
+   * window that wrote nothing passes a key of its own, or its task would carry the name of the one just run.
+   */
+  private async chain(entry: PartitionEntry, delayMs: number | null, key = entry.writer): Promise<void> {
     const config = this.settings.config;
-    const wait = config.mode === 'scheduled' && idle;
-    const notBeforeMs = wait ? epochMillis(this.runtime.now()) + this.settings.idleDelayMs : undefined;
+    const notBeforeMs = delayMs === null ? undefined : epochMillis(this.runtime.now()) + delayMs;
     const task = {
       pipeline: config.pipeline,
       epoch: entry.epoch,
@@ -199,7 +336,7 @@ export class Reader {
       this.ports.queue,
       this.settings.readerUrl,
       task,
-      entry.writer,
+      key,
       notBeforeMs === undefined ? {} : { notBeforeMs },
     );
   }

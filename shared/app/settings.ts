@@ -15,6 +15,16 @@ export interface AppSettings {
   retentionMarginMs: number;
   /** `scheduled` mode: delay of the next window once a partition caught up with now. */
   idleDelayMs: number;
+  /**
+   * `scheduled` mode: cap of the idle delay, which doubles (about) with every consecutive window that saw only
+   * heartbeats and falls back to `idleDelayMs` when data arrives (ADR-1201). Absent: no back-off.
+   */
+  idleMaxDelayMs?: number;
+  /**
+   * `scheduled` mode: a window that saw only heartbeats writes the ledger only once the position is at least
+   * this old (ADR-1201). Absent or 0: every quiet window that moves the position writes it.
+   */
+  quietCheckpointMs?: number;
 }
 
 /** Clock and ids, injected so tests control time and randomness. */

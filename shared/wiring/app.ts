@@ -107,6 +107,8 @@ export function createAppFromEnv(
     readerUrl: deployment.readerUrl,
     retentionMarginMs: deployment.retentionMarginMs,
     idleDelayMs: deployment.idleDelayMs,
+    idleMaxDelayMs: deployment.idleMaxDelayMs,
+    quietCheckpointMs: deployment.quietCheckpointMs,
   };
   const runtime: Runtime = { now: () => fromEpochMillis(Date.now()), log };
   const backfills = schedulerBackfills(env, config, clients, log);

@@ -22,6 +22,8 @@ const deploymentSchema = z.strictObject({
   SLUICE_TASKS_SERVICE_ACCOUNT: z.email('must be a service account e-mail').optional(),
   SLUICE_RETENTION_MARGIN_MS: millis(60_000, 7 * 86_400_000, 6 * 3_600_000),
   SLUICE_IDLE_DELAY_MS: millis(1_000, 600_000, 30_000),
+  SLUICE_IDLE_MAX_DELAY_MS: millis(1_000, 3_600_000, 300_000),
+  SLUICE_QUIET_CHECKPOINT_MS: millis(0, 86_400_000, 600_000),
   SLUICE_REQUEST_PRIORITY: z.enum(['low', 'medium', 'high'], 'must be low, medium or high').default('low'),
   SLUICE_DISPATCH_DEADLINE_S: z
     .preprocess(
@@ -39,6 +41,10 @@ export interface DeploymentSettings {
   tasksServiceAccount: string | undefined;
   retentionMarginMs: number;
   idleDelayMs: number;
+  /** Cap of the idle back-off of quiet partitions (never below `idleDelayMs`). */
+  idleMaxDelayMs?: number;
+  /** A quiet partition's position is written only once it is this old. */
+  quietCheckpointMs?: number;
   requestPriority: 'low' | 'medium' | 'high';
   dispatchDeadlineSeconds: number;
 }
@@ -77,6 +83,8 @@ export function parseDeploymentSettings(env: Record<string, string | undefined>)
     tasksServiceAccount: d.SLUICE_TASKS_SERVICE_ACCOUNT,
     retentionMarginMs: d.SLUICE_RETENTION_MARGIN_MS,
     idleDelayMs: d.SLUICE_IDLE_DELAY_MS,
+    idleMaxDelayMs: Math.max(d.SLUICE_IDLE_DELAY_MS, d.SLUICE_IDLE_MAX_DELAY_MS),
+    quietCheckpointMs: d.SLUICE_QUIET_CHECKPOINT_MS,
     requestPriority: d.SLUICE_REQUEST_PRIORITY,
     dispatchDeadlineSeconds: d.SLUICE_DISPATCH_DEADLINE_S,
   };

@@ -102,3 +102,31 @@ export function retryFailed(entry: PartitionEntry, writer: string): Transition {
   if (entry.state !== 'failed') return refuse('wrong-state', `partition ${entry.id} is ${entry.state}`);
   return { ok: true, entry: { ...entry, state: 'ready', writer } };
 }
+
+/**
+ * Records a quiet window without a lease (ADR-1201): the window `(position, boundary]` held no data record and
+ * no child-partitions record — only heartbeats — so every sink has trivially acknowledged everything up to the
+ * boundary and the position may move there. Only a `ready` partition may be checkpointed this way; the
+ * compare-and-swap write on the generation the window was planned from is what proves nobody read (or leased)
+ * the partition meanwhile. Counts the window. A boundary at the position returns the same entry (no write).
+ */
+export function checkpointQuiet(
+  entry: PartitionEntry,
+  args: { boundary: Boundary; writer: string },
+): Transition {
+  const { boundary } = args;
+  if (entry.state !== 'ready')
+    return refuse('wrong-state', `partition ${entry.id} is ${entry.state}, not ready`);
+  if (boundary.partitionId !== entry.id) {
+    return refuse('wrong-partition', `boundary of ${boundary.partitionId} applied to ${entry.id}`);
+  }
+  if (boundary.at < entry.position) {
+    return refuse(
+      'backwards',
+      `position of ${entry.id} is ${formatTimestamp(entry.position)}; refusing ${formatTimestamp(boundary.at)}`,
+    );
+  }
+  if (boundary.at === entry.position) return { ok: true, entry };
+  const counters = { ...entry.counters, windows: entry.counters.windows + 1 };
+  return { ok: true, entry: { ...entry, position: boundary.at, counters, writer: args.writer } };
+}
