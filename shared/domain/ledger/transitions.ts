@@ -13,6 +13,20 @@ function notHolder(entry: PartitionEntry, holder: string): Transition {
   return refuse('not-holder', `partition ${entry.id} is not leased by ${holder}`);
 }
 
+/** Refuses a boundary of another partition or behind the position (invariant 1: positions only move forward). */
+function refuseBoundary(entry: PartitionEntry, boundary: Boundary): Transition | null {
+  if (boundary.partitionId !== entry.id) {
+    return refuse('wrong-partition', `boundary of ${boundary.partitionId} applied to ${entry.id}`);
+  }
+  if (boundary.at < entry.position) {
+    return refuse(
+      'backwards',
+      `position of ${entry.id} is ${formatTimestamp(entry.position)}; refusing ${formatTimestamp(boundary.at)}`,
+    );
+  }
+  return null;
+}
+
 /**
  * Moves the position forward to a boundary (invariant 1: call it only after the sinks acknowledged every
  * record up to the boundary). A boundary at the current position changes nothing and returns the same
@@ -24,15 +38,8 @@ export function advancePosition(
 ): Transition {
   const { boundary } = args;
   if (!isHeldBy(entry, args.holder)) return notHolder(entry, args.holder);
-  if (boundary.partitionId !== entry.id) {
-    return refuse('wrong-partition', `boundary of ${boundary.partitionId} applied to ${entry.id}`);
-  }
-  if (boundary.at < entry.position) {
-    return refuse(
-      'backwards',
-      `position of ${entry.id} is ${formatTimestamp(entry.position)}; refusing ${formatTimestamp(boundary.at)}`,
-    );
-  }
+  const refused = refuseBoundary(entry, boundary);
+  if (refused) return refused;
   if (boundary.at === entry.position && !args.records) return { ok: true, entry };
   const counters = { ...entry.counters, records: entry.counters.records + (args.records ?? 0) };
   return { ok: true, entry: { ...entry, position: boundary.at, counters, writer: args.writer } };
@@ -117,15 +124,8 @@ export function checkpointQuiet(
   const { boundary } = args;
   if (entry.state !== 'ready')
     return refuse('wrong-state', `partition ${entry.id} is ${entry.state}, not ready`);
-  if (boundary.partitionId !== entry.id) {
-    return refuse('wrong-partition', `boundary of ${boundary.partitionId} applied to ${entry.id}`);
-  }
-  if (boundary.at < entry.position) {
-    return refuse(
-      'backwards',
-      `position of ${entry.id} is ${formatTimestamp(entry.position)}; refusing ${formatTimestamp(boundary.at)}`,
-    );
-  }
+  const refused = refuseBoundary(entry, boundary);
+  if (refused) return refused;
   if (boundary.at === entry.position) return { ok: true, entry };
   const counters = { ...entry.counters, windows: entry.counters.windows + 1 };
   return { ok: true, entry: { ...entry, position: boundary.at, counters, writer: args.writer } };
