@@ -4,6 +4,8 @@
  * current rows and every mod) so a test can compare the sinks with it, and serves windows as a
  * {@link ChangeSource} with heartbeats and child-partitions records, like the service.
  */
+
+import { Random } from '../../../local/random';
 import type { ChangeRecord, ColumnType, DataChangeRecord } from '../../../shared/domain/change-record';
 import { addMillis, addNanos, type Timestamp } from '../../../shared/domain/timestamp';
 import type { ChangeQuery, ChangeSource } from '../../../shared/ports/change-source';
@@ -31,16 +33,10 @@ export interface ScriptMod {
   val: string | null;
 }
 
-/** Deterministic PRNG (mulberry32). */
+/** Deterministic PRNG (mulberry32, the workload's generator): a float in [0, 1) per call. */
 export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const random = new Random(seed);
+  return () => random.next();
 }
 
 /** Thrown by the source to mimic a gRPC failure. */

@@ -3,6 +3,8 @@
  * records and heartbeats, queried like the real TVF (`[from, to]` inclusive, child-partitions record at the
  * partition's end).
  */
+
+import { Random } from '../../../local/random';
 import type {
   ChangeRecord,
   ChildPartitionsRecord,
@@ -35,14 +37,8 @@ export const MS = 1_000_000n;
 export const T0 = fromNanos(1_704_067_200_000_000_000n);
 
 function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const random = new Random(seed);
+  return () => random.next();
 }
 
 /** The stream: partitions by token, the horizon (last commit time) and the initial record. */
