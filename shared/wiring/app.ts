@@ -112,7 +112,7 @@ export function createAppFromEnv(
   };
   const runtime: Runtime = { now: () => fromEpochMillis(Date.now()), log };
   const backfills = schedulerBackfills(env, config, clients, log);
-  const ports = { store, queue, backfills, ...factory(clients, config, deployment) };
+  const ports = { store, queue, backfills, ...factory(clients, config, deployment, log) };
   return assembleApp(ports, settings, runtime, () => clients.close());
 }
 

@@ -2,16 +2,14 @@
  * The Spanner and BigQuery adapters of the pipeline's ports, built from the shared clients. This is the one
  * seam where the change source, catalog and sinks are chosen.
  */
-import { BigQueryCompletenessSink } from '../adapters/bigquery/completeness-sink';
-import { BigQueryHistorySink } from '../adapters/bigquery/history-sink';
-import { BigQueryReplicaSink } from '../adapters/bigquery/replica-sink';
-import { SpannerCatalogReader } from '../adapters/spanner/catalog';
 import { SpannerChangeSource } from '../adapters/spanner/change-source';
 import type { ChangeRecord } from '../domain/change-record';
 import type { PipelineConfig } from '../domain/config';
+import type { Logger } from '../domain/log';
 import type { ChangeQuery, ChangeSource } from '../ports/change-source';
 import type { CompletenessSink, HistorySink, ReplicaSink } from '../ports/sinks';
 import type { SpannerCatalog } from '../ports/spanner-catalog';
+import { createAdapters } from './adapters';
 import type { Clients } from './clients';
 import type { DeploymentSettings } from './settings';
 
@@ -29,6 +27,7 @@ export type SourceAndSinksFactory = (
   clients: Clients,
   config: PipelineConfig,
   deployment: DeploymentSettings,
+  log: Logger,
 ) => SourceAndSinks;
 
 /**
@@ -50,10 +49,8 @@ class DialectResolvingSource implements ChangeSource {
 }
 
 /** The production factory. */
-export const pipelineAdapters: SourceAndSinksFactory = (clients, config, deployment) => {
-  const catalog = new SpannerCatalogReader(clients.database);
-  const sinkClients = { bigquery: clients.bigquery, writer: clients.writer };
-  const dataset = { projectId: config.project, dataset: config.bigquery.dataset };
+export const pipelineAdapters: SourceAndSinksFactory = (clients, config, deployment, log) => {
+  const { catalog, replica, history, completeness } = createAdapters(clients, config, log);
   const source = new DialectResolvingSource(
     async () =>
       new SpannerChangeSource(clients.database, {
@@ -63,11 +60,5 @@ export const pipelineAdapters: SourceAndSinksFactory = (clients, config, deploym
         requestTag: `sluice-${config.pipeline}`,
       }),
   );
-  return {
-    source,
-    catalog,
-    replica: new BigQueryReplicaSink(sinkClients, dataset),
-    history: new BigQueryHistorySink(sinkClients, dataset),
-    completeness: new BigQueryCompletenessSink(sinkClients, dataset),
-  };
+  return { source, catalog, replica, history, completeness };
 };

@@ -179,7 +179,12 @@ export async function readerThroughput(o: ThroughputOptions): Promise<Throughput
       requestPriority: 'low',
       dispatchDeadlineSeconds: 1_800,
     };
-    const real = pipelineAdapters(clients, cfg, deployment);
+    const real = pipelineAdapters(
+      clients,
+      cfg,
+      deployment,
+      createLogger(() => undefined, {}, 'ERROR'),
+    );
     const recording = new RecordingSource(real.source);
     const runs: ThroughputRun[] = [];
     // The first run records the window for the in-process source (and warms the clients up).
