@@ -3,7 +3,7 @@
  * list of what is accepted).
  */
 import { z } from 'zod';
-import { type CliOptions, parseFlags } from '../test/emulators/cli';
+import { type CliOptions, parseFlags } from './emulators/cli';
 
 const port = z.coerce.number().int().min(0).max(65_535).optional();
 

@@ -3,14 +3,11 @@
  * engine and partition churn), Cloud Storage, Cloud Tasks and BigQuery. Their admin handles are returned
  * as they are, so tests and benchmarks can inject faults through them.
  */
-import { type BigQueryEmulator, startBigQueryEmulator } from '../test/emulators/bigquery/emulator';
-import { type GcsEmulator, startGcsEmulator } from '../test/emulators/gcs/emulator';
-import {
-  type ChangeStreamAdmin,
-  createChangeStreamEngine,
-} from '../test/emulators/spanner/change-streams/engine';
-import { type RunningSpannerEmulator, startSpannerEmulator } from '../test/emulators/spanner/server';
-import { startTasksEmulator, type TasksEmulator } from '../test/emulators/tasks/emulator';
+import { type BigQueryEmulator, startBigQueryEmulator } from './emulators/bigquery/emulator';
+import { type GcsEmulator, startGcsEmulator } from './emulators/gcs/emulator';
+import { type ChangeStreamAdmin, createChangeStreamEngine } from './emulators/spanner/change-streams/engine';
+import { type RunningSpannerEmulator, startSpannerEmulator } from './emulators/spanner/server';
+import { startTasksEmulator, type TasksEmulator } from './emulators/tasks/emulator';
 
 /** Ports of the emulators (0 or absent: a free one). */
 export interface EmulatorPorts {

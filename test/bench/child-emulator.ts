@@ -38,7 +38,7 @@ function waitForReady(child: ChildProcess, name: string): Promise<Record<string,
 /** Starts `npm run emulator -- <name> <args>` as a child process and waits for its ready line. */
 export async function startChildEmulator(name: string, args: string[]): Promise<ChildEmulator> {
   const tsx = join(ROOT, 'node_modules', '.bin', 'tsx');
-  const child = spawn(tsx, [join(ROOT, 'test', 'emulators', 'cli.ts'), name, ...args], {
+  const child = spawn(tsx, [join(ROOT, 'local', 'emulators', 'cli.ts'), name, ...args], {
     cwd: ROOT,
     env: { ...process.env, METADATA_SERVER_DETECTION: 'none' },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -6,6 +6,9 @@
  */
 
 import { Storage } from '@google-cloud/storage';
+import { FaultInjector } from '../../local/emulators/common/faults';
+import { startGcsHttp } from '../../local/emulators/gcs/server';
+import { GcsStore } from '../../local/emulators/gcs/store';
 import { GcsObjectStore } from '../../shared/adapters/gcs/object-store';
 import { MemoryChangeSource } from '../../shared/adapters/memory/change-source';
 import {
@@ -30,9 +33,6 @@ import {
 import { createLogger } from '../../shared/domain/log';
 import { addMillis, formatTimestamp, fromEpochMillis, type Timestamp } from '../../shared/domain/timestamp';
 import type { SpannerCatalog } from '../../shared/ports/spanner-catalog';
-import { FaultInjector } from '../emulators/common/faults';
-import { startGcsHttp } from '../emulators/gcs/server';
-import { GcsStore } from '../emulators/gcs/store';
 
 const BUCKET = 'bench-ledger';
 const PIPELINE = 'bench';

@@ -6,12 +6,12 @@ process.env.METADATA_SERVER_DETECTION = 'none';
 delete process.env.BIGQUERY_EMULATOR_HOST;
 
 import type { TableField } from '@google-cloud/bigquery';
+import { type BigQueryEmulator, startBigQueryEmulator } from '../../local/emulators/bigquery/emulator';
 import { BigQueryCompletenessSink } from '../../shared/adapters/bigquery/completeness-sink';
 import { BigQueryHistorySink } from '../../shared/adapters/bigquery/history-sink';
 import { BigQueryReplicaSink } from '../../shared/adapters/bigquery/replica-sink';
 import { historyDedupViewSql } from '../../shared/domain/history-rows';
 import { toWriterValue } from '../../shared/domain/value-mapping';
-import { type BigQueryEmulator, startBigQueryEmulator } from '../emulators/bigquery/emulator';
 import {
   at,
   changesOf,

@@ -5,10 +5,10 @@
 process.env.METADATA_SERVER_DETECTION = 'none';
 delete process.env.STORAGE_EMULATOR_HOST;
 
+import { type GcsEmulator, startGcsEmulator } from '../../local/emulators/gcs/emulator';
+import { startTasksEmulator, type TasksEmulator } from '../../local/emulators/tasks/emulator';
 import { GcsObjectStore } from '../../shared/adapters/gcs/object-store';
 import { CloudTasksQueue } from '../../shared/adapters/tasks/task-queue';
-import { type GcsEmulator, startGcsEmulator } from '../emulators/gcs/emulator';
-import { startTasksEmulator, type TasksEmulator } from '../emulators/tasks/emulator';
 import { objectStoreContract } from './object-store.contract';
 import { taskQueueContract } from './task-queue.contract';
 

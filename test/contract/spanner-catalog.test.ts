@@ -5,17 +5,17 @@
  */
 process.env.METADATA_SERVER_DETECTION = 'none';
 
+import {
+  type ChangeStreamEngine,
+  createChangeStreamEngine,
+} from '../../local/emulators/spanner/change-streams/engine';
+import { createTestDatabase, type TestDatabase } from '../../local/emulators/spanner/client';
+import { type RunningSpannerEmulator, startSpannerEmulator } from '../../local/emulators/spanner/server';
 import { SpannerCatalogReader } from '../../shared/adapters/spanner/catalog';
 import { SpannerChangeSource } from '../../shared/adapters/spanner/change-source';
 import type { DataChangeRecord, Dialect, JsonValue } from '../../shared/domain/change-record';
 import { addNanos, fromNanos, fromSecondsAndNanos, type Timestamp } from '../../shared/domain/timestamp';
 import { toWriterValue, type ValueIssue, type WriterValue } from '../../shared/domain/value-mapping';
-import {
-  type ChangeStreamEngine,
-  createChangeStreamEngine,
-} from '../emulators/spanner/change-streams/engine';
-import { createTestDatabase, type TestDatabase } from '../emulators/spanner/client';
-import { type RunningSpannerEmulator, startSpannerEmulator } from '../emulators/spanner/server';
 
 let emu: RunningSpannerEmulator;
 const engines: ChangeStreamEngine[] = [];

@@ -4,16 +4,16 @@
  */
 process.env.METADATA_SERVER_DETECTION = 'none';
 
+import {
+  type ChangeStreamEngine,
+  createChangeStreamEngine,
+} from '../../local/emulators/spanner/change-streams/engine';
+import { createTestDatabase, type TestDatabase } from '../../local/emulators/spanner/client';
+import { type RunningSpannerEmulator, startSpannerEmulator } from '../../local/emulators/spanner/server';
 import { SpannerChangeSource } from '../../shared/adapters/spanner/change-source';
 import type { Dialect } from '../../shared/domain/change-record';
 import { classifyError } from '../../shared/domain/errors';
 import { fromNanos, fromSecondsAndNanos, type Timestamp } from '../../shared/domain/timestamp';
-import {
-  type ChangeStreamEngine,
-  createChangeStreamEngine,
-} from '../emulators/spanner/change-streams/engine';
-import { createTestDatabase, type TestDatabase } from '../emulators/spanner/client';
-import { type RunningSpannerEmulator, startSpannerEmulator } from '../emulators/spanner/server';
 import { type ChangeSourceHarness, changeSourceContract } from './change-source.contract';
 
 let emu: RunningSpannerEmulator;

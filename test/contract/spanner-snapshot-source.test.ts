@@ -5,14 +5,14 @@
  */
 process.env.METADATA_SERVER_DETECTION = 'none';
 
+import { createTestDatabase, emulatorClient, type TestDatabase } from '../../local/emulators/spanner/client';
+import { type RunningSpannerEmulator, startSpannerEmulator } from '../../local/emulators/spanner/server';
 import { SpannerSnapshotSource } from '../../shared/adapters/spanner/snapshot-source';
 import type { Dialect } from '../../shared/domain/change-record';
 import { SluiceError } from '../../shared/domain/errors';
 import type { TableSchema } from '../../shared/domain/information-schema';
 import { addNanos, fromNanos } from '../../shared/domain/timestamp';
 import type { WriterValue } from '../../shared/domain/value-mapping';
-import { createTestDatabase, emulatorClient, type TestDatabase } from '../emulators/spanner/client';
-import { type RunningSpannerEmulator, startSpannerEmulator } from '../emulators/spanner/server';
 
 let emu: RunningSpannerEmulator;
 

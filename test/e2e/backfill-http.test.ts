@@ -10,11 +10,11 @@ delete process.env.STORAGE_EMULATOR_HOST;
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { handleBackfillRequest } from '../../functions/backfill/routes';
+import { type GcsEmulator, startGcsEmulator } from '../../local/emulators/gcs/emulator';
+import { startTasksEmulator, type TasksEmulator } from '../../local/emulators/tasks/emulator';
 import { GcsObjectStore } from '../../shared/adapters/gcs/object-store';
 import { CloudTasksQueue } from '../../shared/adapters/tasks/task-queue';
 import { harness, seedOrders } from '../app/backfill/support';
-import { type GcsEmulator, startGcsEmulator } from '../emulators/gcs/emulator';
-import { startTasksEmulator, type TasksEmulator } from '../emulators/tasks/emulator';
 
 const queues = {
   reader: 'projects/p/locations/l/queues/readers',

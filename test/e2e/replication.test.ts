@@ -11,6 +11,8 @@ process.env.METADATA_SERVER_DETECTION = 'none';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createReaderHandler } from '../../functions/reader';
+import { type GcsEmulator, startGcsEmulator } from '../../local/emulators/gcs/emulator';
+import { startTasksEmulator, type TasksEmulator } from '../../local/emulators/tasks/emulator';
 import { GcsObjectStore } from '../../shared/adapters/gcs/object-store';
 import { CloudTasksQueue } from '../../shared/adapters/tasks/task-queue';
 import { parseConfigObject } from '../../shared/domain/config';
@@ -20,8 +22,6 @@ import type { HttpRequest, HttpResponse } from '../../shared/http/health';
 import { assembleApp } from '../../shared/wiring/app';
 import { MemoryCompleteness, MemoryHistory, MemoryReplica, ScriptCatalog } from '../app/support/ports';
 import { prng, ScriptedStream } from '../app/support/script';
-import { type GcsEmulator, startGcsEmulator } from '../emulators/gcs/emulator';
-import { startTasksEmulator, type TasksEmulator } from '../emulators/tasks/emulator';
 
 const QUEUE = 'projects/local-project/locations/local/queues/readers';
 let gcs: GcsEmulator;

@@ -2,12 +2,12 @@
 process.env.METADATA_SERVER_DETECTION = 'none';
 delete process.env.STORAGE_EMULATOR_HOST;
 
+import { type BigQueryEmulator, startBigQueryEmulator } from '../../local/emulators/bigquery/emulator';
+import { type GcsEmulator, startGcsEmulator } from '../../local/emulators/gcs/emulator';
+import { type RunningSpannerEmulator, startSpannerEmulator } from '../../local/emulators/spanner/server';
+import { startTasksEmulator, type TasksEmulator } from '../../local/emulators/tasks/emulator';
 import { parseConfig } from '../../shared/domain/config';
 import { type Clients, createClients, endpointsFromEnv } from '../../shared/wiring/clients';
-import { type BigQueryEmulator, startBigQueryEmulator } from '../emulators/bigquery/emulator';
-import { type GcsEmulator, startGcsEmulator } from '../emulators/gcs/emulator';
-import { type RunningSpannerEmulator, startSpannerEmulator } from '../emulators/spanner/server';
-import { startTasksEmulator, type TasksEmulator } from '../emulators/tasks/emulator';
 
 let gcs: GcsEmulator;
 let tasks: TasksEmulator;

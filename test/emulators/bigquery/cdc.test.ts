@@ -6,9 +6,9 @@ process.env.METADATA_SERVER_DETECTION = 'none';
 
 import { managedwriter } from '@google-cloud/bigquery-storage';
 import fc from 'fast-check';
-import { type BigQueryEmulator, startBigQueryEmulator } from './emulator';
+import { type BigQueryEmulator, startBigQueryEmulator } from '../../../local/emulators/bigquery/emulator';
+import { compareSequenceNumbers, parseSequenceNumber } from '../../../local/emulators/bigquery/sequence';
 import { bigQueryCalls, defaultJsonWriter, descriptorFor, ok, tablePath } from './fixtures';
-import { compareSequenceNumbers, parseSequenceNumber } from './sequence';
 
 const DS = 'cdc';
 const EMPLOYEES = [

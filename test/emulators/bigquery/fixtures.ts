@@ -5,7 +5,7 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { adapt, managedwriter, protos } from '@google-cloud/bigquery-storage';
-import type { BigQueryEmulator } from './emulator';
+import type { BigQueryEmulator } from '../../../local/emulators/bigquery/emulator';
 import type { ProbeResult, ProbeStep } from './rest-probe';
 
 /** REST schema covering every type the emulator stores. */

@@ -4,7 +4,7 @@
  */
 process.env.METADATA_SERVER_DETECTION = 'none';
 
-import { type BigQueryEmulator, startBigQueryEmulator } from './emulator';
+import { type BigQueryEmulator, startBigQueryEmulator } from '../../../local/emulators/bigquery/emulator';
 import { ALL_TYPES_SCHEMA, bigQueryCalls, defaultJsonWriter, ok, tablePath } from './fixtures';
 
 const DS = 'rest';

@@ -7,7 +7,7 @@ process.env.METADATA_SERVER_DETECTION = 'none';
 import { adapt, managedwriter } from '@google-cloud/bigquery-storage';
 import * as protobuf from 'protobufjs';
 import 'protobufjs/ext/descriptor';
-import { type BigQueryEmulator, startBigQueryEmulator } from './emulator';
+import { type BigQueryEmulator, startBigQueryEmulator } from '../../../local/emulators/bigquery/emulator';
 import { bigQueryCalls, defaultJsonWriter, descriptorFor, ok, tablePath } from './fixtures';
 
 const { Writer, JSONWriter, PendingStream, CommittedStream, parseStorageErrors } = managedwriter;

@@ -7,8 +7,8 @@ process.env['METADATA_SERVER_DETECTION'] = 'none';
 delete process.env['STORAGE_EMULATOR_HOST'];
 
 import type { ApiError, File, GetFilesOptions, Storage } from '@google-cloud/storage';
+import { type GcsEmulator, startGcsEmulator } from '../../../local/emulators/gcs/emulator';
 import { rejection } from '../common/rejection';
-import { type GcsEmulator, startGcsEmulator } from './emulator';
 
 let emulator: GcsEmulator;
 let storage: Storage;

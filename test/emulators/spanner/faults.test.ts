@@ -1,8 +1,8 @@
 /** Faults injected through the admin handle reach the official client as the service's errors would. */
 process.env.METADATA_SERVER_DETECTION = 'none';
 
-import { createTestDatabase, type TestDatabase } from './client';
-import { type RunningSpannerEmulator, startSpannerEmulator } from './server';
+import { createTestDatabase, type TestDatabase } from '../../../local/emulators/spanner/client';
+import { type RunningSpannerEmulator, startSpannerEmulator } from '../../../local/emulators/spanner/server';
 
 let emu: RunningSpannerEmulator;
 let g: TestDatabase;

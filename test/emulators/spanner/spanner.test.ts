@@ -5,8 +5,8 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { MutationGroup, Spanner } from '@google-cloud/spanner';
-import { createTestDatabase, type TestDatabase } from './client';
-import { type RunningSpannerEmulator, startSpannerEmulator } from './server';
+import { createTestDatabase, type TestDatabase } from '../../../local/emulators/spanner/client';
+import { type RunningSpannerEmulator, startSpannerEmulator } from '../../../local/emulators/spanner/server';
 
 const GSQL_DDL = [
   `CREATE TABLE Singers (SingerId INT64 NOT NULL, Name STRING(MAX) NOT NULL, Score FLOAT64, Active BOOL,

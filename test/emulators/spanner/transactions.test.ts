@@ -2,8 +2,8 @@
 process.env.METADATA_SERVER_DETECTION = 'none';
 
 import { PreciseDate } from '@google-cloud/precise-date';
-import { createTestDatabase, type TestDatabase } from './client';
-import { type RunningSpannerEmulator, startSpannerEmulator } from './server';
+import { createTestDatabase, type TestDatabase } from '../../../local/emulators/spanner/client';
+import { type RunningSpannerEmulator, startSpannerEmulator } from '../../../local/emulators/spanner/server';
 
 let emu: RunningSpannerEmulator;
 let g: TestDatabase;

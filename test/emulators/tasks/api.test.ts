@@ -5,8 +5,8 @@
 process.env['METADATA_SERVER_DETECTION'] = 'none';
 
 import type { CloudTasksClient } from '@google-cloud/tasks';
+import { startTasksEmulator, type TasksEmulator } from '../../../local/emulators/tasks/emulator';
 import { rejection } from '../common/rejection';
-import { startTasksEmulator, type TasksEmulator } from './emulator';
 
 let emulator: TasksEmulator;
 let client: CloudTasksClient;

@@ -1,5 +1,10 @@
 /** The retry-interval formula and the give-up rule of `RetryConfig`. */
-import { backoffMs, DEFAULT_RETRY, type RetryPolicy, retriesExhausted } from './backoff';
+import {
+  backoffMs,
+  DEFAULT_RETRY,
+  type RetryPolicy,
+  retriesExhausted,
+} from '../../../local/emulators/tasks/backoff';
 
 const proto: RetryPolicy = { ...DEFAULT_RETRY, minBackoffMs: 10_000, maxBackoffMs: 300_000, maxDoublings: 3 };
 

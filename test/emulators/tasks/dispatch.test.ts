@@ -8,7 +8,7 @@ process.env['METADATA_SERVER_DETECTION'] = 'none';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { CloudTasksClient } from '@google-cloud/tasks';
-import { startTasksEmulator, type TasksEmulator } from './emulator';
+import { startTasksEmulator, type TasksEmulator } from '../../../local/emulators/tasks/emulator';
 
 /** One request the target received. */
 interface Hit {

@@ -1,8 +1,8 @@
-import { formatTimestamp, fromNanos } from '../../../../../shared/domain/timestamp';
-import type { RowChange, SchemaView, WireValue } from '../../hooks';
-import { createChangeStreamEngine } from '../engine';
-import { VALUE_CAPTURE_TYPES } from '../model';
-import { realClock } from '../time';
+import { createChangeStreamEngine } from '../../../../local/emulators/spanner/change-streams/engine';
+import { VALUE_CAPTURE_TYPES } from '../../../../local/emulators/spanner/change-streams/model';
+import { realClock } from '../../../../local/emulators/spanner/change-streams/time';
+import type { RowChange, SchemaView, WireValue } from '../../../../local/emulators/spanner/hooks';
+import { formatTimestamp, fromNanos } from '../../../../shared/domain/timestamp';
 import { fakeSchema, singer } from './fixtures';
 import { walkDag } from './walk';
 

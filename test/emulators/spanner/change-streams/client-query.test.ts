@@ -7,9 +7,12 @@ process.env.METADATA_SERVER_DETECTION = 'none';
 
 import { v1 } from '@google-cloud/spanner';
 import * as grpc from '@grpc/grpc-js';
-import type { ChildPartitionsRecord } from '../../../../../shared/domain/change-record';
-import { createTestDatabase, type TestDatabase } from '../../client';
-import { type RunningSpannerEmulator, startSpannerEmulator } from '../../server';
+import { createTestDatabase, type TestDatabase } from '../../../../local/emulators/spanner/client';
+import {
+  type RunningSpannerEmulator,
+  startSpannerEmulator,
+} from '../../../../local/emulators/spanner/server';
+import type { ChildPartitionsRecord } from '../../../../shared/domain/change-record';
 import { type ReadArgs, readStream } from './client-read';
 
 const MS = 1_000_000n;

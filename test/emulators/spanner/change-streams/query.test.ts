@@ -1,6 +1,6 @@
-import { Code, type QueryRequest, SpannerError } from '../../hooks';
-import { createChangeStreamEngine } from '../engine';
-import { realClock } from '../time';
+import { createChangeStreamEngine } from '../../../../local/emulators/spanner/change-streams/engine';
+import { realClock } from '../../../../local/emulators/spanner/change-streams/time';
+import { Code, type QueryRequest, SpannerError } from '../../../../local/emulators/spanner/hooks';
 import { collect, decode, engineWith, fakeSchema, gsqlQuery, ins, iso, manualClock } from './fixtures';
 
 const MS = 1_000_000n;

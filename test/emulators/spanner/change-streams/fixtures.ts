@@ -1,7 +1,18 @@
 /** Test helpers: a fake schema, hand-built commits, and a decoder of the engine's wire rows. */
-import { formatTimestamp, fromNanos, parseTimestamp } from '../../../../../shared/domain/timestamp';
-import type { ColumnInfo, RowChange, SchemaView, SpannerTypeJson, TableInfo, WireValue } from '../../hooks';
-import { type ChangeStreamEngine, createChangeStreamEngine } from '../engine';
+
+import {
+  type ChangeStreamEngine,
+  createChangeStreamEngine,
+} from '../../../../local/emulators/spanner/change-streams/engine';
+import type {
+  ColumnInfo,
+  RowChange,
+  SchemaView,
+  SpannerTypeJson,
+  TableInfo,
+  WireValue,
+} from '../../../../local/emulators/spanner/hooks';
+import { formatTimestamp, fromNanos, parseTimestamp } from '../../../../shared/domain/timestamp';
 
 const t = (code: string, extra: Partial<SpannerTypeJson> = {}): SpannerTypeJson => ({ code, ...extra });
 

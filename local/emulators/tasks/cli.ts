@@ -5,7 +5,7 @@
 import { type EmulatorCli, intFlag, listFlag } from '../cli';
 import { startTasksEmulator } from './emulator';
 
-/** Entry point used by `test/emulators/cli.ts`. */
+/** Entry point used by `local/emulators/cli.ts`. */
 export const cli: EmulatorCli = {
   async start(options) {
     const emulator = await startTasksEmulator({

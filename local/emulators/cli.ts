@@ -1,6 +1,6 @@
 /**
  * `npm run emulator -- <name> [--flag value ...]` starts one emulator; `npm run emulators` starts every
- * emulator that exists, each on its own free port. Each emulator lives in `test/emulators/<name>/` and
+ * emulator that exists, each on its own free port. Each emulator lives in `local/emulators/<name>/` and
  * exports `cli: EmulatorCli` from its `cli.ts`. Prints one line containing `ready` and serves until
  * SIGINT / SIGTERM.
  */

@@ -8,10 +8,10 @@ import type {
   ChildPartitionsRecord,
   DataChangeRecord,
   Dialect,
-} from '../../../../../shared/domain/change-record';
-import { decodeGoogleSqlRow, decodePostgresRow } from '../../../../../shared/domain/change-record-decode';
-import { changeStreamQuery, parseStreamName } from '../../../../../shared/domain/change-stream-query';
-import { fromNanos } from '../../../../../shared/domain/timestamp';
+} from '../../../../shared/domain/change-record';
+import { decodeGoogleSqlRow, decodePostgresRow } from '../../../../shared/domain/change-record-decode';
+import { changeStreamQuery, parseStreamName } from '../../../../shared/domain/change-stream-query';
+import { fromNanos } from '../../../../shared/domain/timestamp';
 
 /** One change-stream query's arguments. */
 export interface ReadArgs {

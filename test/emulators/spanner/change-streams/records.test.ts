@@ -1,5 +1,5 @@
-import type { WireValue } from '../../hooks';
-import { CHANGE_RECORD_TYPE } from '../wire';
+import { CHANGE_RECORD_TYPE } from '../../../../local/emulators/spanner/change-streams/wire';
+import type { WireValue } from '../../../../local/emulators/spanner/hooks';
 import {
   collect,
   decode,

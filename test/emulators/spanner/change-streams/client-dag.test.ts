@@ -6,9 +6,12 @@
 process.env.METADATA_SERVER_DETECTION = 'none';
 
 import { type Database, Spanner } from '@google-cloud/spanner';
-import type { Dialect, JsonValue } from '../../../../../shared/domain/change-record';
-import { createTestDatabase, type TestDatabase } from '../../client';
-import { type RunningSpannerEmulator, startSpannerEmulator } from '../../server';
+import { createTestDatabase, type TestDatabase } from '../../../../local/emulators/spanner/client';
+import {
+  type RunningSpannerEmulator,
+  startSpannerEmulator,
+} from '../../../../local/emulators/spanner/server';
+import type { Dialect, JsonValue } from '../../../../shared/domain/change-record';
 import { type Seen, walkDag } from './client-read';
 
 const CAPTURE = ['OLD_AND_NEW_VALUES', 'NEW_ROW', 'NEW_VALUES', 'NEW_ROW_AND_OLD_VALUES'] as const;

@@ -1,5 +1,5 @@
-import { Code, SpannerError } from '../../hooks';
-import { createChangeStreamEngine } from '../engine';
+import { createChangeStreamEngine } from '../../../../local/emulators/spanner/change-streams/engine';
+import { Code, SpannerError } from '../../../../local/emulators/spanner/hooks';
 import { fakeSchema } from './fixtures';
 
 const gsql = fakeSchema();

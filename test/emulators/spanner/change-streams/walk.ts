@@ -1,6 +1,7 @@
 /** Follows a stream's partition DAG like a reader: a child is queried only after all its parents finished. */
-import type { SchemaView } from '../../hooks';
-import type { ChangeStreamEngine } from '../engine';
+
+import type { ChangeStreamEngine } from '../../../../local/emulators/spanner/change-streams/engine';
+import type { SchemaView } from '../../../../local/emulators/spanner/hooks';
 import { collect, type Decoded, decode, gsqlQuery, ns, pgQuery } from './fixtures';
 
 /** Everything a walk saw, in read order. */
