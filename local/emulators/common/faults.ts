@@ -17,6 +17,16 @@ export interface FaultRule {
   afterItems?: number;
   /** Drop the connection instead of answering. */
   drop?: boolean;
+  /**
+   * For streams of per-item results that take effect on the server (Spanner BatchWrite): the items after the
+   * first `afterItems` still take effect, but their results are lost with the broken stream.
+   */
+  applyAfterBreak?: boolean;
+  /**
+   * For streams of per-item results (Spanner BatchWrite): only these items (0-based positions in the
+   * request) fail, each with `code`, and the stream goes on.
+   */
+  items?: number[];
 }
 
 /** A rule as stored, with its id and how often it fired. */

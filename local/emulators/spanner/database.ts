@@ -6,10 +6,13 @@
 import { randomBytes } from 'node:crypto';
 import Sqlite from 'better-sqlite3';
 import { type Clock, parseRetention } from './clock';
+import { verifyConstraints, type WrittenRow } from './constraints';
 import { applyDdl } from './ddl-apply';
 import { parseDdl } from './ddl-parse';
 import { type ChangeStreamHooks, Code, type RowChange, SpannerError, type WireValue } from './hooks';
 import { InformationSchema } from './info-schema';
+import { debugKey, MAX_MUTATIONS_PER_COMMIT, tooManyMutations, uniqueIndexViolation } from './messages';
+import { mutationsCount } from './mutation-count';
 import type { QueryContext } from './query';
 import { Schema, type Table } from './schema';
 import { type Row, Storage } from './storage';
@@ -27,6 +30,12 @@ export interface Txn extends WriteTxn {
 
 const MAX_NS = 9_000_000_000_000_000_000n;
 
+/** Limits a commit (and a BatchWrite request) must stay within. */
+export interface WriteLimits {
+  /** Index-aware mutation count (see `mutation-count.ts`); the service allows 80,000. */
+  mutationsPerCommit: number;
+}
+
 /** An emulated database. */
 export class EmulatedDatabase {
   readonly schema: Schema;
@@ -42,6 +51,8 @@ export class EmulatedDatabase {
     readonly dialect: Dialect,
     readonly clock: Clock,
     readonly hooks?: ChangeStreamHooks,
+    /** The service's write limits, shared by the emulator's databases (tests may lower them). */
+    readonly limits: WriteLimits = { mutationsPerCommit: MAX_MUTATIONS_PER_COMMIT },
   ) {
     this.sqlite = new Sqlite(':memory:');
     this.sqlite.pragma('case_sensitive_like = ON');
@@ -126,9 +137,12 @@ export class EmulatedDatabase {
   commit(txn: Txn, mutations: MutationJson[]): bigint {
     if (txn.state === 'committed' && txn.commitNs !== undefined) return txn.commitNs;
     try {
+      const limit = this.limits.mutationsPerCommit;
+      if (mutationsCount(this.schema, mutations) > limit) throw tooManyMutations(limit);
       const w = this.writer(txn);
       for (const m of mutations) w.apply(m);
       this.checkConflicts(txn);
+      this.checkConstraints(txn);
       this.checkUniqueIndexes(txn);
     } catch (err) {
       this.rollback(txn);
@@ -159,6 +173,24 @@ export class EmulatedDatabase {
     }
   }
 
+  /** FOREIGN KEY and CHECK constraints over every row the transaction wrote (skipped when none exist). */
+  private checkConstraints(txn: Txn): void {
+    const tables = [...this.schema.tablesByName.values()];
+    if (!tables.some((t) => t.checks?.length || t.foreignKeys?.length)) return;
+    const rows: WrittenRow[] = [...txn.written.values()].map((w) => {
+      const table = this.schema.get(w.table);
+      return {
+        table,
+        before: this.storage.readRow(table, w.key, { snapNs: MAX_NS }),
+        after: this.storage.readRow(table, w.key, { snapNs: 0n, txn: txn.id }),
+      };
+    });
+    verifyConstraints(
+      { schema: this.schema, storage: this.storage, db: this.sqlite, view: { snapNs: MAX_NS, txn: txn.id } },
+      rows,
+    );
+  }
+
   private checkUniqueIndexes(txn: Txn): void {
     for (const w of txn.written.values()) {
       const table = this.schema.get(w.table);
@@ -173,11 +205,17 @@ export class EmulatedDatabase {
           .prepare(`SELECT count(*) AS n FROM (${view}) WHERE ${cond}`)
           .pluck()
           .get(...values);
-        if (Number(n) > 1)
-          throw new SpannerError(
-            Code.ALREADY_EXISTS,
-            `Unique index violation on index ${idx.name} in table ${table.name}.`,
+        if (Number(n) > 1) {
+          const cols = idx.keys.map((k) => this.schema.column(table, k.name));
+          const wire = cols.map((c, i) => storedToWire(values[i] ?? null, c.ct.type));
+          throw uniqueIndexViolation(
+            idx.name,
+            debugKey(
+              wire,
+              cols.map((c) => c.ct.type),
+            ),
           );
+        }
       }
     }
   }

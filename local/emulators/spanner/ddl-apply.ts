@@ -2,6 +2,7 @@
  * Applies parsed DDL to a database's schema and storage, with Spanner's validation errors.
  */
 import { parseRetention } from './clock';
+import { constraintsUsing, validateTableConstraints } from './constraints';
 import type { DdlAction } from './ddl-parse';
 import { Code, SpannerError } from './hooks';
 import type { Schema } from './schema';
@@ -30,6 +31,7 @@ function createTable(schema: Schema, storage: Storage, a: Extract<DdlAction, { k
         precondition(`Table ${t.name} does not reference parent key column ${k.name}.`);
     });
   }
+  validateTableConstraints(schema, t, storage.db);
   schema.tablesByName.set(t.name.toLowerCase(), t);
   storage.create(t);
 }
@@ -59,6 +61,9 @@ function dropTable(schema: Schema, storage: Storage, a: Extract<DdlAction, { kin
   const children = [...schema.tablesByName.values()].filter((c) => c.parent === t.name).map((c) => c.name);
   if (children.length)
     precondition(`Cannot drop table ${t.name} with interleaved tables: ${children.join(', ')}.`);
+  const fks = constraintsUsing(schema, t);
+  if (fks.length)
+    precondition(`Cannot drop table ${t.name}: it is referenced by foreign keys ${fks.join(', ')}.`);
   schema.tablesByName.delete(t.name.toLowerCase());
   storage.drop(t.name);
 }
@@ -95,6 +100,8 @@ export function applyDdl(schema: Schema, storage: Storage, a: DdlAction): void {
       if (t.primaryKey.some((k) => k.name === c.name)) precondition(`Cannot drop key column ${c.name}.`);
       if (schema.indexesOf(t.name).some((i) => [...i.keys.map((k) => k.name), ...i.storing].includes(c.name)))
         precondition(`Cannot drop column ${c.name} that is used by an index.`);
+      const used = constraintsUsing(schema, t, c.name);
+      if (used.length) precondition(`Cannot drop column ${c.name}: constraints ${used.join(', ')} use it.`);
       t.columns = t.columns.filter((x) => x !== c);
       storage.dropColumn(t.name, c.name);
       return;

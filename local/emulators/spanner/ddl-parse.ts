@@ -2,6 +2,7 @@
  * Parser for the DDL statements the emulator supports, in both dialects. Anything else fails with
  * UNIMPLEMENTED naming the statement, so a schema the emulator cannot honour never half-applies silently.
  */
+import { addTableConstraint, isTableConstraint } from './ddl-constraints';
 import { Code, SpannerError } from './hooks';
 import type { Column, Index, KeyPart, Table } from './schema';
 import {
@@ -97,14 +98,15 @@ function parseCreateTable(tokens: Token[], d: Dialect): DdlAction {
   const [body, after] = parenList(tokens, i + 1);
   const pk: KeyPart[] = [];
   const columns: Column[] = [];
+  const constraints: Token[][] = [];
   for (const part of splitTopLevel(body).filter((p) => p.length > 0)) {
     if (isWord(part[0], 'PRIMARY') && isWord(part[1], 'KEY'))
       pk.push(...parseKeyList(parenList(part, 2)[0], d));
-    else if (isWord(part[0], 'CONSTRAINT') || isWord(part[0], 'FOREIGN') || isWord(part[0], 'CHECK'))
-      unsupported('table constraints (FOREIGN KEY, CHECK) are not emulated');
+    else if (isTableConstraint(part)) constraints.push(part);
     else columns.push(parseColumn(part, d, pk));
   }
   const table: Table = { name, columns, primaryKey: pk };
+  for (const part of constraints) addTableConstraint(table, part, d);
   let j = after;
   while (j < tokens.length) {
     if (isWord(tokens[j], 'PRIMARY') && isWord(tokens[j + 1], 'KEY')) {

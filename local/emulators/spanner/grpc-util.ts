@@ -37,7 +37,7 @@ export async function applyFault(faults: FaultInjector, method: string): Promise
   const f = faults.take(method);
   if (!f) return undefined;
   await sleep(f.delayMs ?? 0);
-  if (f.afterItems !== undefined) return f;
+  if (f.afterItems !== undefined || f.items !== undefined) return f;
   if (f.drop) throw new SpannerError(Code.UNAVAILABLE, 'Connection dropped (injected)');
   if (f.code !== undefined && f.code !== Code.OK)
     throw new SpannerError(f.code, f.message ?? `Injected fault on ${method}`);

@@ -3,6 +3,7 @@
  * GetSession, ListSessions, DeleteSession, BeginTransaction, Commit, Rollback and BatchWrite.
  */
 import type * as grpc from '@grpc/grpc-js';
+import { serveBatchWrite } from './batch-write';
 import { streaming, toTimestamp, unary } from './grpc-util';
 import { Code, SpannerError } from './hooks';
 import { beginFrom, type TxnOptionsJson, txnMessage } from './selector';
@@ -100,33 +101,8 @@ export function sessionHandlers(state: EmulatorState): grpc.UntypedServiceImplem
       db.rollback(db.txn(Buffer.from(req.transactionId ?? []).toString('base64')));
       return {};
     }),
-    BatchWrite: streaming(
-      f,
-      'BatchWrite',
-      async (
-        req: {
-          session: string;
-          mutationGroups?: Array<{ mutations?: MutationJson[] }>;
-          requestOptions?: { transactionTag?: string };
-        },
-        call,
-        fault,
-      ) => {
-        const db = state.sessionDb(req.session);
-        for (const [i, g] of (req.mutationGroups ?? []).entries()) {
-          if (call.cancelled) return;
-          if (fault?.afterItems !== undefined && i >= fault.afterItems)
-            throw new SpannerError(fault.code ?? Code.UNAVAILABLE, fault.message ?? 'Injected stream fault');
-          const txn = db.begin(false, db.clock.nowNs(), req.requestOptions?.transactionTag ?? '');
-          try {
-            const ns = db.commit(txn, g.mutations ?? []);
-            call.write({ indexes: [i], status: { code: 0 }, commitTimestamp: toTimestamp(ns) });
-          } catch (err) {
-            const e = err instanceof SpannerError ? err : new SpannerError(Code.INTERNAL, String(err));
-            call.write({ indexes: [i], status: { code: e.code, message: e.message } });
-          }
-        }
-      },
+    BatchWrite: streaming(f, 'BatchWrite', async (req: Parameters<typeof serveBatchWrite>[1], call, fault) =>
+      serveBatchWrite(state.sessionDb(req.session), req, call, state.batchWrites, fault),
     ),
   };
 }

@@ -3,7 +3,7 @@
  * `SchemaView` the change-stream engine reads. Names are matched case-insensitively, as Spanner does.
  */
 import { Code, type SchemaView, SpannerError, type TableInfo } from './hooks';
-import type { Dialect } from './tokenizer';
+import type { Dialect, Token } from './tokenizer';
 import { type ColumnType, spannerTypeName } from './types';
 
 /** One column of a table. */
@@ -19,6 +19,22 @@ export interface KeyPart {
   desc: boolean;
 }
 
+/** A FOREIGN KEY of a table (the referencing side); NO ACTION on delete. */
+export interface ForeignKey {
+  name: string;
+  columns: string[];
+  referencedTable: string;
+  referencedColumns: string[];
+  /** `NOT ENFORCED` (informational) keys are never checked. */
+  enforced: boolean;
+}
+
+/** A CHECK constraint: its expression as tokens of the table's dialect (translated when evaluated). */
+export interface CheckConstraint {
+  name: string;
+  expression: Token[];
+}
+
 /** One user table. */
 export interface Table {
   name: string;
@@ -26,6 +42,8 @@ export interface Table {
   primaryKey: KeyPart[];
   parent?: string;
   onDeleteCascade?: boolean;
+  foreignKeys?: ForeignKey[];
+  checks?: CheckConstraint[];
 }
 
 /** One secondary index. */
@@ -67,6 +85,15 @@ export class Schema implements SchemaView {
     const c = table.columns.find((x) => x.name.toLowerCase() === name.toLowerCase());
     if (!c) throw new SpannerError(Code.NOT_FOUND, `Column not found in table ${table.name}: ${name}`);
     return c;
+  }
+
+  /** Foreign keys whose referenced table is `table` (for deletes and key changes there). */
+  referencingKeys(table: string): Array<{ table: Table; fk: ForeignKey }> {
+    const out: Array<{ table: Table; fk: ForeignKey }> = [];
+    for (const t of this.tablesByName.values())
+      for (const fk of t.foreignKeys ?? [])
+        if (fk.referencedTable.toLowerCase() === table.toLowerCase()) out.push({ table: t, fk });
+    return out;
   }
 
   /** Indexes on a table. */
@@ -128,6 +155,7 @@ function printTable(t: Table, d: Dialect): string {
       c.ct.allowCommitTimestamp && d !== 'POSTGRESQL' ? ' OPTIONS (allow_commit_timestamp = true)' : '';
     return `  ${q(c.name, d)} ${spannerTypeName(c.ct, d)}${c.nullable ? '' : ' NOT NULL'}${opts}`;
   });
+  cols.push(...constraintLines(t, d));
   const pk = t.primaryKey.map((k) => `${q(k.name, d)}${k.desc ? ' DESC' : ''}`).join(', ');
   const parent = t.parent
     ? `${d === 'POSTGRESQL' ? ' ' : ',\n  '}INTERLEAVE IN PARENT ${q(t.parent, d)} ON DELETE ${t.onDeleteCascade ? 'CASCADE' : 'NO ACTION'}`
@@ -135,6 +163,23 @@ function printTable(t: Table, d: Dialect): string {
   if (d === 'POSTGRESQL')
     return `CREATE TABLE ${q(t.name, d)} (\n${cols.join(',\n')},\n  PRIMARY KEY(${pk})\n)${parent}`;
   return `CREATE TABLE ${t.name} (\n${cols.join(',\n')},\n) PRIMARY KEY(${pk})${parent}`;
+}
+
+/** Token text as it was written (strings re-quoted). */
+export function tokensText(tokens: Token[]): string {
+  return tokens.map((t) => (t.kind === 'string' ? `'${t.value.replace(/'/g, "\\'")}'` : t.value)).join(' ');
+}
+
+function constraintLines(t: Table, d: Dialect): string[] {
+  const list = (names: string[]) => names.map((n) => q(n, d)).join(', ');
+  const fks = (t.foreignKeys ?? []).map(
+    (fk) =>
+      `  CONSTRAINT ${q(fk.name, d)} FOREIGN KEY (${list(fk.columns)}) REFERENCES ${q(fk.referencedTable, d)} (${list(fk.referencedColumns)})${fk.enforced ? '' : ' NOT ENFORCED'}`,
+  );
+  const checks = (t.checks ?? []).map(
+    (c) => `  CONSTRAINT ${q(c.name, d)} CHECK (${tokensText(c.expression)})`,
+  );
+  return [...fks, ...checks];
 }
 
 function printIndex(i: Index, d: Dialect): string {

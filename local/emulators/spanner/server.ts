@@ -5,12 +5,13 @@
 import * as grpc from '@grpc/grpc-js';
 import { type AdminServer, startAdminServer } from '../common/admin-http';
 import type { FaultInjector } from '../common/faults';
+import type { BatchWriteRecord } from './batch-write';
 import {
   type ChangeStreamControls,
   type ChangeStreamOptions,
   wireChangeStreams,
 } from './change-stream-wiring';
-import type { EmulatedDatabase } from './database';
+import type { EmulatedDatabase, WriteLimits } from './database';
 import { loadServices } from './protos';
 import { databaseAdminHandlers, instanceAdminHandlers, operationsHandlers } from './rpc-admin';
 import { queryHandlers } from './rpc-queries';
@@ -37,6 +38,13 @@ export interface SpannerAdminHandle extends ChangeStreamControls {
   nowNs(): bigint;
   /** Number of open sessions. */
   sessionCount(): number;
+  /** BatchWrite requests seen (of one database, or all), oldest first. */
+  batchWrites(database?: string): BatchWriteRecord[];
+  clearBatchWrites(): void;
+  /** How often each row (`Table [key…]`) was committed by BatchWrite: confirmed and unreported alike. */
+  batchWriteCommits(database?: string): Map<string, number>;
+  /** Changes the write limits of every database. */
+  setLimits(limits: Partial<WriteLimits>): WriteLimits;
 }
 
 /** A running emulator. */
@@ -47,6 +55,15 @@ export interface RunningSpannerEmulator {
   adminUrl: string;
   admin: SpannerAdminHandle;
   stop(): Promise<void>;
+}
+
+/** Commits per row over BatchWrite records. */
+function commitsByRow(records: BatchWriteRecord[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const r of records)
+    for (const o of r.outcomes)
+      if (o.code === 0) for (const row of o.rows) counts.set(row, (counts.get(row) ?? 0) + 1);
+  return counts;
 }
 
 function adminHandle(state: EmulatorState, changeStreams: ChangeStreamControls): SpannerAdminHandle {
@@ -61,6 +78,10 @@ function adminHandle(state: EmulatorState, changeStreams: ChangeStreamControls):
     database: (name) => state.database(name),
     nowNs: () => state.clock.nowNs(),
     sessionCount: () => state.sessions.size,
+    batchWrites: (database) => state.batchWrites.list(database),
+    clearBatchWrites: () => state.batchWrites.clear(),
+    batchWriteCommits: (database) => commitsByRow(state.batchWrites.list(database)),
+    setLimits: (limits) => Object.assign(state.limits, limits),
   };
 }
 
@@ -72,6 +93,7 @@ export async function startSpannerEmulator(options: StartOptions = {}): Promise<
   const state: EmulatorState = new EmulatorState({
     partitions: options.partitions,
     changeStreams: wiring.factory,
+    ...(options.mutationsPerCommit ? { mutationsPerCommit: options.mutationsPerCommit } : {}),
   });
   const server = new grpc.Server();
   server.addService(services.spanner, { ...sessionHandlers(state), ...queryHandlers(state) });
@@ -92,6 +114,12 @@ export async function startSpannerEmulator(options: StartOptions = {}): Promise<
       admin.createDatabase(b.name, b.dialect);
       return { name: b.name };
     },
+    'GET /batch-writes': (_body, url) => admin.batchWrites(url.searchParams.get('database') ?? undefined),
+    'DELETE /batch-writes': () => {
+      admin.clearBatchWrites();
+      return {};
+    },
+    'POST /limits': (body) => admin.setLimits(body as Partial<WriteLimits>),
   });
   return {
     address: `127.0.0.1:${port}`,

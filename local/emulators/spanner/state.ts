@@ -3,9 +3,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import { FaultInjector } from '../common/faults';
+import { BatchWriteLog } from './batch-write';
 import { Clock } from './clock';
-import { EmulatedDatabase } from './database';
+import { EmulatedDatabase, type WriteLimits } from './database';
 import { type ChangeStreamHooks, Code, SpannerError } from './hooks';
+import { MAX_MUTATIONS_PER_COMMIT } from './messages';
 import type { ReadView } from './storage';
 import type { Dialect } from './tokenizer';
 
@@ -15,6 +17,8 @@ export interface EmulatorOptions {
   changeStreams?: (db: { name: string; dialect: Dialect }) => ChangeStreamHooks;
   /** Partitions returned by PartitionQuery / PartitionRead when the request sets no smaller maximum (default 3). */
   partitions?: number;
+  /** Mutations per commit and per BatchWrite request (default the service's 80,000). */
+  mutationsPerCommit?: number;
 }
 
 /** A session. */
@@ -53,8 +57,14 @@ export class EmulatorState {
   readonly databases = new Map<string, EmulatedDatabase>();
   readonly sessions = new Map<string, SessionState>();
   readonly partitions = new Map<string, PartitionState>();
+  /** Every BatchWrite request (bounded), for tests that count commits per group. */
+  readonly batchWrites = new BatchWriteLog();
+  /** Write limits of every database (one object: changing it applies at once). */
+  readonly limits: WriteLimits;
 
-  constructor(readonly options: EmulatorOptions) {}
+  constructor(readonly options: EmulatorOptions) {
+    this.limits = { mutationsPerCommit: options.mutationsPerCommit ?? MAX_MUTATIONS_PER_COMMIT };
+  }
 
   /** Creates an instance (ALREADY_EXISTS when it exists). */
   createInstance(name: string, config = '', displayName = '', nodeCount = 1): InstanceState {
@@ -80,7 +90,7 @@ export class EmulatorState {
     if (this.databases.has(name))
       throw new SpannerError(Code.ALREADY_EXISTS, `Database already exists: ${name}`);
     const hooks = this.options.changeStreams?.({ name, dialect });
-    const db = new EmulatedDatabase(name, dialect, this.clock, hooks);
+    const db = new EmulatedDatabase(name, dialect, this.clock, hooks, this.limits);
     this.databases.set(name, db);
     return db;
   }

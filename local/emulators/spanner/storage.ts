@@ -98,8 +98,8 @@ export class Storage {
     const sql = `SELECT * FROM (${this.viewSql(table, view)}) WHERE 1`;
     const p = physical(table.name);
     const scoped = sql.replace(`FROM ${p} v WHERE`, `FROM ${p} v WHERE v._sk = ${ql(key)} AND`);
-    const row = this.db.prepare(scoped).get() as Row | undefined;
-    return row;
+    // Safe integers: a row read back (e.g. to merge a partial update) must keep INT64 values above 2^53.
+    return this.db.prepare(scoped).safeIntegers(true).get() as Row | undefined;
   }
 
   /** Every visible encoded key of a table in `view`, sorted (for splitting into partitions). */
@@ -123,6 +123,7 @@ export class Storage {
   pending(table: Table, txn: string): Array<{ key: string; row: Row | null }> {
     const rows = this.db
       .prepare(`SELECT * FROM ${physical(table.name)} WHERE _stx = ? ORDER BY rowid`)
+      .safeIntegers(true)
       .all(txn) as Row[];
     return rows.map((r) => ({ key: String(r._sk), row: r._sdel === 1n || r._sdel === 1 ? null : r }));
   }

@@ -5,9 +5,18 @@
  */
 import { Code, SpannerError, type WireValue } from './hooks';
 import { type KeySetJson, keySetMatcher } from './keys';
+import {
+  debugKey,
+  nonNullValueNotSpecified,
+  nullValueForNotNullColumn,
+  parentKeyNotFound,
+  rowAlreadyExists,
+  rowNotFound,
+  valueExceedsLimit,
+} from './messages';
 import type { Schema, Table } from './schema';
 import { encodeKey, type ReadView, type Row, type Storage } from './storage';
-import { type ProtoValue, protoToWire, storedToWire, wireToStored } from './values';
+import { type ProtoValue, protoToWire, type StoredValue, storedToWire, wireToStored } from './values';
 
 /** The transaction state writes need. */
 export interface WriteTxn {
@@ -33,6 +42,31 @@ export interface MutationJson {
   delete?: { table: string; keySet?: KeySetJson };
 }
 
+/** Size of a stored STRING (characters) or BYTES (bytes) value, as the length limit counts it. */
+function sizeOf(v: StoredValue): number {
+  return Buffer.isBuffer(v) ? v.length : [...String(v)].length;
+}
+
+/** STRING(n) / BYTES(n) (and their arrays) hold at most n characters / bytes. */
+function checkLengths(table: Table, row: Row): void {
+  for (const c of table.columns) {
+    const v = row[c.name];
+    if (c.ct.length === undefined || v === null || v === undefined || !(c.name in row)) continue;
+    const sizes =
+      c.ct.type.code === 'ARRAY'
+        ? (JSON.parse(String(v)) as WireValue[])
+            .filter((e) => e !== null)
+            .map((e) =>
+              c.ct.type.arrayElementType?.code === 'BYTES'
+                ? Buffer.from(String(e), 'base64').length
+                : [...String(e)].length,
+            )
+        : [sizeOf(v)];
+    const over = sizes.find((n) => n > (c.ct.length as number));
+    if (over !== undefined) throw valueExceedsLimit(`${table.name}.${c.name}`, over, c.ct.length);
+  }
+}
+
 /** The five write kinds. */
 export type WriteKind = 'insert' | 'update' | 'insertOrUpdate' | 'replace';
 
@@ -48,47 +82,33 @@ export class Writer {
     return { snapNs: this.txn.snapNs, txn: this.txn.id };
   }
 
-  /** Human form of a key for error messages, e.g. `[1,"a"]`. */
+  /** A key as the official emulator prints it in messages, e.g. `{Int64(1)}`. */
   private keyText(table: Table, row: Row): string {
-    return `[${table.primaryKey
-      .map((k) => {
-        const col = this.schema.column(table, k.name);
-        const w = storedToWire(row[k.name] ?? null, col.ct.type);
-        return typeof w === 'string' && col.ct.type.code !== 'INT64' ? w : String(w);
-      })
-      .join(',')}]`;
+    const cols = table.primaryKey.map((k) => this.schema.column(table, k.name));
+    return debugKey(
+      cols.map((c) => storedToWire(row[c.name] ?? null, c.ct.type)),
+      cols.map((c) => c.ct.type),
+    );
   }
 
   /** Writes one row of the given kind; `row` holds the named columns only. */
   write(kind: WriteKind, table: Table, row: Row, named: string[]): void {
     for (const k of table.primaryKey)
-      if (!(k.name in row))
-        throw new SpannerError(
-          Code.FAILED_PRECONDITION,
-          `${table.name}.${k.name} must not be NULL in table ${table.name}.`,
-        );
+      if (!(k.name in row)) throw nullValueForNotNullColumn(table.name, k.name);
+    checkLengths(table, row);
     const key = encodeKey(table, row);
     const existing = this.storage.readRow(table, key, this.view());
-    if (kind === 'insert' && existing)
-      throw new SpannerError(
-        Code.ALREADY_EXISTS,
-        `Row ${this.keyText(table, row)} in table ${table.name} already exists`,
-      );
-    if (kind === 'update' && !existing)
-      throw new SpannerError(
-        Code.NOT_FOUND,
-        `Row ${this.keyText(table, row)} in table ${table.name} is missing. Row cannot be updated.`,
-      );
+    if (kind === 'insert' && existing) throw rowAlreadyExists(table.name, this.keyText(table, row));
+    if (kind === 'update' && !existing) throw rowNotFound(table.name, this.keyText(table, row));
     const base: Row = kind === 'replace' || !existing ? {} : existing;
     const full: Row = {};
     for (const c of table.columns)
       full[c.name] = c.name in row ? (row[c.name] ?? null) : (base[c.name] ?? null);
-    for (const c of table.columns)
-      if (!c.nullable && full[c.name] === null)
-        throw new SpannerError(
-          Code.FAILED_PRECONDITION,
-          `${table.name}.${c.name} must not be NULL in table ${table.name}.`,
-        );
+    for (const c of table.columns) {
+      if (c.nullable || full[c.name] !== null) continue;
+      if (c.name in row) throw nullValueForNotNullColumn(table.name, `${table.name}.${c.name}`);
+      throw nonNullValueNotSpecified(table.name, c.name);
+    }
     if (table.parent) this.requireParent(table, full);
     const keys = new Set(table.primaryKey.map((k) => k.name));
     const cols =
@@ -106,10 +126,7 @@ export class Writer {
     const prow: Row = {};
     for (const k of parent.primaryKey) prow[k.name] = row[k.name] ?? null;
     if (!this.storage.readRow(parent, encodeKey(parent, prow), this.view()))
-      throw new SpannerError(
-        Code.NOT_FOUND,
-        `Insert failed because parent row ${this.keyText(parent, prow)} in table ${parent.name} does not exist`,
-      );
+      throw parentKeyNotFound(parent.name, table.name, this.keyText(parent, prow));
   }
 
   private record(table: Table, key: string, columns: string[]): void {
