@@ -2,3 +2,4 @@
 import './scheduler';
 import './reader';
 import './backfill';
+import './writer';
