@@ -27,6 +27,7 @@ const schema = z.strictObject({
   schedulerPort: port,
   readerPort: port,
   backfillPort: port,
+  writerPort: port,
 });
 
 /** Parsed `npm start` options. */
@@ -51,7 +52,8 @@ export interface StartOptions {
 export const USAGE = `usage: npm start -- [--no-workload] [--dialect googlesql|postgresql] [--mode scheduled|continuous]
   [--duration <s>] [--seed <n>] [--rate <txn/s>] [--backfill] [--tick-ms <ms>] [--churn-ms <ms>]
   [--catch-up-timeout <s>] [--spanner-port <p>] [--gcs-port <p>] [--tasks-port <p>] [--bigquery-port <p>]
-  [--bigquery-write-port <p>] [--scheduler-port <p>] [--reader-port <p>] [--backfill-port <p>]`;
+  [--bigquery-write-port <p>] [--scheduler-port <p>] [--reader-port <p>] [--backfill-port <p>]
+  [--writer-port <p>]`;
 
 /** Parses argv (after `npm start --`). */
 export function parseStartOptions(argv: string[]): StartOptions {
@@ -82,6 +84,7 @@ export function parseStartOptions(argv: string[]): StartOptions {
       scheduler: o.schedulerPort,
       reader: o.readerPort,
       backfill: o.backfillPort,
+      writer: o.writerPort,
     },
   };
 }

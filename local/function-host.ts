@@ -1,16 +1,16 @@
 /**
  * Runs one function in its own process, as the platform does: loads the function's module (which
  * registers it with the functions framework) and serves it through the framework's own server, bound to
- * loopback only. Usage: `node --import tsx local/function-host.ts <scheduler|reader|backfill> <port>`.
+ * loopback only. Usage: `node --import tsx local/function-host.ts <scheduler|reader|backfill|writer> <port>`.
  */
 import { getTestServer } from '@google-cloud/functions-framework/testing';
 
-const FUNCTIONS = ['scheduler', 'reader', 'backfill'] as const;
+const FUNCTIONS = ['scheduler', 'reader', 'backfill', 'writer'] as const;
 
 function main(argv: string[]): void {
   const [target, portText] = argv;
   if (!FUNCTIONS.includes(target as (typeof FUNCTIONS)[number]) || !/^\d+$/.test(portText ?? '')) {
-    throw new Error('usage: function-host <scheduler|reader|backfill> <port>');
+    throw new Error('usage: function-host <scheduler|reader|backfill|writer> <port>');
   }
   require(`../functions/${target}`);
   const server = getTestServer(target as string);

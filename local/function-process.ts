@@ -7,8 +7,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 
-/** The three functions of the pipeline. */
-export type FunctionName = 'scheduler' | 'reader' | 'backfill';
+/** The four functions of the pipeline. */
+export type FunctionName = 'scheduler' | 'reader' | 'backfill' | 'writer';
 
 /** One log line of a function, with its severity when it is a structured (JSON) line. */
 export interface FunctionLogLine {

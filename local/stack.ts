@@ -1,5 +1,5 @@
 /**
- * `startLocalStack(options)`: the whole pipeline on loopback — four emulators in-process, the three
+ * `startLocalStack(options)`: the whole pipeline on loopback — four emulators in-process, the four
  * functions each in its own functions-framework process, the demo database with its change stream, the
  * ledger bucket, the queues and the dataset — with every handle exposed so the CLI, the end-to-end suite
  * and the benchmarks drive the same stack: emulator admin handles for faults, function processes that can
@@ -39,7 +39,7 @@ export interface LocalStackOptions {
   initialPartitions?: number;
   /** Partition churn interval in ms (default 4000; 0: only through the admin handle). */
   churnMs?: number;
-  /** Start the three function processes (default true). */
+  /** Start the four function processes (default true). */
   functions?: boolean;
   /** Extra or overriding environment variables of the functions. */
   functionEnv?: Record<string, string>;
@@ -103,6 +103,7 @@ async function functionPorts(ports: LocalStackOptions['ports']): Promise<Record<
     scheduler: ports?.scheduler || (await freePort()),
     reader: ports?.reader || (await freePort()),
     backfill: ports?.backfill || (await freePort()),
+    writer: ports?.writer || (await freePort()),
   };
 }
 
@@ -161,7 +162,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     };
     if (options.functions !== false) {
       const root = join(__dirname, '..');
-      for (const name of ['scheduler', 'reader', 'backfill'] as const) {
+      for (const name of ['scheduler', 'reader', 'backfill', 'writer'] as const) {
         functions[name] = new FunctionProcess(name, ports[name], env, onLine, root);
       }
       await Promise.all(Object.values(functions).map((f) => f.start()));
@@ -170,6 +171,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       scheduler: functions.scheduler?.url ?? null,
       reader: functions.reader?.url ?? null,
       backfill: functions.backfill?.url ?? null,
+      writer: functions.writer?.url ?? null,
     };
     return assemble(
       { schema, emulators, spanner, database, functions, errors },

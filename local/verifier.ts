@@ -74,7 +74,12 @@ function canonicalRows(table: DemoTable, rows: Array<Record<string, unknown>>): 
 }
 
 async function spannerRows(database: Database, table: DemoTable): Promise<Array<Record<string, unknown>>> {
-  const [rows] = await database.run({ sql: `SELECT * FROM ${table.name}`, json: true });
+  // Wrapped numbers: INT64 keys and values span the whole 64-bit range, beyond what a JS number holds.
+  const [rows] = await database.run({
+    sql: `SELECT * FROM ${table.name}`,
+    json: true,
+    jsonOptions: { wrapNumbers: true },
+  });
   return rows as Array<Record<string, unknown>>;
 }
 

@@ -41,7 +41,7 @@ it('prints a ready line with every endpoint and the demo tables', () => {
   expect(info.bigquery.restEndpoint).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
   expect(info.bigquery.writeEndpoint).toMatch(/^127\.0\.0\.1:\d+$/);
   expect(info.tasks.endpoint).toMatch(/^127\.0\.0\.1:\d+$/);
-  expect(Object.keys(info.functions)).toEqual(['scheduler', 'reader', 'backfill']);
+  expect(Object.keys(info.functions)).toEqual(['scheduler', 'reader', 'backfill', 'writer']);
   expect(info.tables).toContainEqual({ source: 'Products', replica: 'products', history: null });
 });
 
@@ -143,7 +143,7 @@ it('finds BigQuery equal to Spanner row for row, and names the cell that differs
 it('creates the PostgreSQL demo schema and runs the workload on it', async () => {
   const pg = await startLocalStack({ dialect: 'POSTGRESQL', functions: false, churnMs: 0 });
   try {
-    expect(pg.ready.functions).toEqual({ scheduler: null, reader: null, backfill: null });
+    expect(pg.ready.functions).toEqual({ scheduler: null, reader: null, backfill: null, writer: null });
     const workload = pg.workload(3);
     for (let i = 0; i < 15; i++) await workload.step();
     expect(workload.stats.failures).toBe(0);
