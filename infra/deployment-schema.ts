@@ -5,8 +5,8 @@
  */
 import { z } from 'zod';
 
-/** Names of the three deployed functions, also their entry points. */
-export const FUNCTION_NAMES = ['scheduler', 'reader', 'backfill'] as const;
+/** Names of the four deployed functions, also their entry points. */
+export const FUNCTION_NAMES = ['scheduler', 'reader', 'backfill', 'writer'] as const;
 /** One of the deployed functions. */
 export type FunctionName = (typeof FUNCTION_NAMES)[number];
 
@@ -45,6 +45,50 @@ const member = z
   .regex(/^(user|group|serviceAccount|domain):[^\s]+$/, 'an IAM member like group:data-eng@example.com')
   .refine((m) => !/allUsers|allAuthenticatedUsers/.test(m), 'public principals are not allowed');
 
+const topic = z
+  .string()
+  .regex(
+    /^projects\/[a-z][a-z0-9-]{4,28}[a-z0-9]\/topics\/[A-Za-z][\w.~+%-]{2,254}$/,
+    'a full topic name projects/<p>/topics/<t>',
+  );
+
+/** An optional push subscription of the writer to a topic whose messages are `{"mutations": [...]}`. */
+const writerPubSub = z
+  .object({
+    topic,
+    /** Pub/Sub redelivers a message the writer has not answered within this; at most 600 s. */
+    ackDeadlineSeconds: z.number().int().min(10).max(600).default(600),
+    minBackoffSeconds: z.number().int().min(0).max(600).default(10),
+    maxBackoffSeconds: z.number().int().min(0).max(600).default(600),
+    /** Messages answered non-2xx this many times go to this topic instead of being redelivered forever. */
+    deadLetterTopic: topic.optional(),
+    maxDeliveryAttempts: z.number().int().min(5).max(100).default(5),
+  })
+  .strict();
+
+/** The writer function's settings (`sluice:writer`). */
+const writerSchema = z
+  .object({
+    /** IAM members allowed to POST mutations (services, groups); never public. */
+    invokers: z.array(member).default([]),
+    deadLetterPrefix: z
+      .string()
+      .regex(/^[A-Za-z0-9._\-/]{1,200}\/$/, 'an object name prefix ending with /')
+      .optional(),
+    constraintViolationPolicy: z.enum(['fail', 'route-to-failure-handler']).default('fail'),
+    ordering: z.enum(['none', 'per-key']).default('none'),
+    maxBatchCells: z.number().int().min(1).max(1_000_000).optional(),
+    maxBatchMutations: z.number().int().min(1).max(1_000_000).optional(),
+    maxBatchBytes: z
+      .number()
+      .int()
+      .min(1024)
+      .max(200 * 1024 * 1024)
+      .optional(),
+    pubsub: writerPubSub.optional(),
+  })
+  .strict();
+
 /** zod schema of the deployment keys (`sluice:<key>`), all optional with safe defaults. */
 export const deploymentSchema = z
   .object({
@@ -53,7 +97,12 @@ export const deploymentSchema = z
       .regex(/^[a-z][a-z0-9-]{0,13}[a-z0-9]$/, 'lowercase letters, digits and dashes, 2-15 characters')
       .default('sluice'),
     functions: z
-      .object({ scheduler: functionSizing, reader: functionSizing, backfill: functionSizing })
+      .object({
+        scheduler: functionSizing,
+        reader: functionSizing,
+        backfill: functionSizing,
+        writer: functionSizing,
+      })
       .partial()
       .strict()
       .default({}),
@@ -94,6 +143,7 @@ export const deploymentSchema = z
       })
       .strict()
       .default({ deleteContentsOnDestroy: false }),
+    writer: writerSchema.prefault({}),
   })
   .strict();
 
@@ -101,5 +151,7 @@ export const deploymentSchema = z
 export type DeploymentConfig = z.infer<typeof deploymentSchema>;
 /** Per-function overrides as written in the stack file. */
 export type FunctionSizingInput = z.infer<typeof functionSizing>;
+/** The writer's settings after defaults. */
+export type WriterDeploymentConfig = z.infer<typeof writerSchema>;
 /** Per-queue overrides as written in the stack file. */
 export type QueueOverrides = z.infer<typeof queueOverrides>;

@@ -6,17 +6,30 @@
 import type { FunctionName } from './deployment-schema';
 import type { InfraSettings } from './settings';
 
-/** Identities created by the deployment, plus the operators from the stack configuration. */
-export type Principal = FunctionName | 'tasksInvoker' | 'cronInvoker' | { member: string };
+/**
+ * Identities created by the deployment, Pub/Sub's service agent of the project, and the operators and
+ * writer invokers from the stack configuration.
+ */
+export type Principal =
+  | FunctionName
+  | 'tasksInvoker'
+  | 'cronInvoker'
+  | 'pushInvoker'
+  | 'pubsubAgent'
+  | { member: string };
 
 /** The one resource a grant is on. */
 export type GrantTarget =
   | { kind: 'ledgerBucket' }
+  /** The ledger bucket, restricted by an IAM condition to objects under the writer's dead-letter prefix. */
+  | { kind: 'deadLetters' }
   | { kind: 'database' }
   | { kind: 'dataset' }
   | { kind: 'queue'; queue: 'reader' | 'backfill' }
-  | { kind: 'serviceAccount'; account: 'tasksInvoker' }
-  | { kind: 'function'; fn: FunctionName };
+  | { kind: 'serviceAccount'; account: 'tasksInvoker' | 'pushInvoker' }
+  | { kind: 'function'; fn: FunctionName }
+  | { kind: 'topic'; topic: string }
+  | { kind: 'subscription' };
 
 /** One grant, with the reason an operator reviewing it would ask for. */
 export interface Grant {
@@ -26,10 +39,12 @@ export interface Grant {
   why: string;
 }
 
-const RUNTIMES: readonly FunctionName[] = ['scheduler', 'reader', 'backfill'];
+/** The functions of the pipeline itself (the writer is apart: it writes Spanner and reads no ledger). */
+type Runtime = Exclude<FunctionName, 'writer'>;
+const RUNTIMES: readonly Runtime[] = ['scheduler', 'reader', 'backfill'];
 
 /** Every grant, in a stable order. */
-export function iamPlan(s: Pick<InfraSettings, 'dataBoost' | 'operators'>): Grant[] {
+export function iamPlan(s: Pick<InfraSettings, 'dataBoost' | 'operators' | 'writer'>): Grant[] {
   const grants: Grant[] = [];
   const add = (principal: Principal, role: string, target: GrantTarget, why: string) =>
     grants.push({ principal, role, target, why });
@@ -109,16 +124,65 @@ export function iamPlan(s: Pick<InfraSettings, 'dataBoost' | 'operators'>): Gran
       'operators start backfills and read the status',
     );
   }
+  return [...grants, ...writerGrants(s.writer)];
+}
+
+/** The writer's grants: its own database and dead-letter access, who may call it, its push subscription. */
+function writerGrants(w: InfraSettings['writer']): Grant[] {
+  const grants: Grant[] = [
+    {
+      principal: 'writer',
+      role: 'roles/spanner.databaseUser',
+      target: { kind: 'database' },
+      why: 'writes mutations (BatchWrite) and reads INFORMATION_SCHEMA for the table schemas',
+    },
+    {
+      principal: 'writer',
+      role: 'roles/storage.objectCreator',
+      target: { kind: 'deadLetters' },
+      why: `creates dead-letter objects, under ${w.deadLetterPrefix} only`,
+    },
+  ];
+  const invoke = (principal: Principal, why: string): Grant => ({
+    principal,
+    role: 'roles/run.invoker',
+    target: { kind: 'function', fn: 'writer' },
+    why,
+  });
+  for (const member of w.invokers) grants.push(invoke({ member }, 'producers post mutations'));
+  if (!w.pubsub) return grants;
+  grants.push(invoke('pushInvoker', 'the push subscription delivers messages'), {
+    principal: 'pubsubAgent',
+    role: 'roles/iam.serviceAccountTokenCreator',
+    target: { kind: 'serviceAccount', account: 'pushInvoker' },
+    why: "Pub/Sub mints the push subscription's OIDC tokens as the push invoker",
+  });
+  const dlt = w.pubsub.deadLetterTopic;
+  if (dlt)
+    grants.push(
+      {
+        principal: 'pubsubAgent',
+        role: 'roles/pubsub.publisher',
+        target: { kind: 'topic', topic: dlt },
+        why: 'moves undeliverable messages to the dead-letter topic',
+      },
+      {
+        principal: 'pubsubAgent',
+        role: 'roles/pubsub.subscriber',
+        target: { kind: 'subscription' },
+        why: 'acknowledges the messages it moved to the dead-letter topic',
+      },
+    );
   return grants;
 }
 
-const spannerWhy: Record<FunctionName, string> = {
+const spannerWhy: Record<Runtime, string> = {
   scheduler: 'validates the change stream (INFORMATION_SCHEMA, capture type, retention) before readers run',
   reader: 'queries the change stream and reads full rows at a commit timestamp',
   backfill: 'reads tables at a snapshot timestamp (batch read-only transaction)',
 };
 
-const bigqueryWhy: Record<FunctionName, string> = {
+const bigqueryWhy: Record<Runtime, string> = {
   scheduler: 'writes the completeness table (watermark per source table)',
   reader: 'creates missing tables and writes replica and history rows',
   backfill: 'creates missing tables and writes snapshot rows',
@@ -138,6 +202,8 @@ export function targetKey(t: GrantTarget): string {
       return `serviceAccount:${t.account}`;
     case 'function':
       return `function:${t.fn}`;
+    case 'topic':
+      return `topic:${t.topic.split('/').pop()}`;
     default:
       return t.kind;
   }

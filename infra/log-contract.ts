@@ -16,7 +16,7 @@ export interface LogMetricSpec {
   unit: string;
 }
 
-/** Cloud Logging filter for the logs of the deployment's three functions. */
+/** Cloud Logging filter for the logs of the deployment's functions. */
 export function functionsLogFilter(serviceNames: readonly string[]): string {
   const services = serviceNames.map((n) => `resource.labels.service_name="${n}"`).join(' OR ');
   return `resource.type="cloud_run_revision" AND (${services})`;
@@ -69,4 +69,52 @@ export const LOG_METRICS: readonly LogMetricSpec[] = [
     match: 'jsonPayload.event="pipeline.failed"',
     unit: '1',
   },
+  ...writerMetric('writer_mutations', 'Mutations per writer request', 'mutations'),
+  ...writerMetric(
+    'writer_retried',
+    'Writer group re-sends per request (mutationsRetried)',
+    'mutationsRetried',
+  ),
+  ...writerMetric(
+    'writer_transient_errors',
+    'Transient Spanner errors per writer request',
+    'transientErrors',
+  ),
+  ...writerMetric('writer_buffered_cells', 'Cells of the largest batch per writer request', 'bufferedCells'),
+  ...writerMetric(
+    'writer_buffered_bytes',
+    'Estimated bytes of the largest batch per writer request',
+    'bufferedBytes',
+    'By',
+  ),
+  ...writerMetric(
+    'writer_groups_routed',
+    'Mutations routed to dead letters per writer request',
+    'groupsRouted',
+  ),
+  {
+    id: 'writer_routed',
+    description: 'Writer requests that routed mutations to dead letters',
+    match: 'jsonPayload.event="writer.request" AND jsonPayload.groupsRouted>0',
+    unit: '1',
+  },
+  {
+    id: 'writer_failed',
+    description: 'Writer requests answered with failed or unapplied mutations (the producer retries them)',
+    match: 'jsonPayload.event="writer.request" AND (jsonPayload.failed>0 OR jsonPayload.unapplied>0)',
+    unit: '1',
+  },
 ];
+
+/** A distribution of one numeric field of the writer's `writer.request` event. */
+function writerMetric(id: string, description: string, field: string, unit = '1'): LogMetricSpec[] {
+  return [
+    {
+      id,
+      description,
+      match: 'jsonPayload.event="writer.request"',
+      valueField: `jsonPayload.${field}`,
+      unit,
+    },
+  ];
+}

@@ -3,6 +3,7 @@
  * outputs. Kept apart from `index.ts` (which reads the Pulumi config and the built source) so tests can
  * run it under Pulumi's mocks with any settings and a small source archive.
  */
+import * as gcp from '@pulumi/gcp';
 import * as pulumi from '@pulumi/pulumi';
 import { grantAccess } from './resources/access';
 import { createAccounts } from './resources/accounts';
@@ -12,6 +13,7 @@ import { createMonitoring } from './resources/monitoring';
 import { createQueues } from './resources/queues';
 import { createSchedulerJob, serviceUri } from './resources/schedule';
 import { createBuckets } from './resources/storage';
+import { createWriterSubscription } from './resources/writer';
 import type { InfraSettings } from './settings';
 import type { ArchiveEntry } from './source-archive';
 
@@ -27,6 +29,11 @@ export interface StackOutputs {
   ledgerBucket: pulumi.Output<string>;
   readerQueue: pulumi.Output<string>;
   backfillQueue: pulumi.Output<string>;
+  writerUrl: pulumi.Output<string>;
+  /** `POST` mutations here (docs/writer.md). */
+  writerEndpoint: pulumi.Output<string>;
+  /** The writer's push subscription, when `sluice:writer.pubsub` is set. */
+  writerSubscription: pulumi.Output<string | undefined>;
   dataset: pulumi.Output<string>;
   dashboard: pulumi.Output<string>;
 }
@@ -46,9 +53,20 @@ export function deploy(s: InfraSettings, source: readonly ArchiveEntry[]): Deplo
   const database = createDemoDatabase(s);
   const functions = createFunctions(s, buckets.source, source, accounts);
   const job = createSchedulerJob(s, functions.byName.scheduler, accounts);
-  const grants = grantAccess(s, accounts, { ledger: buckets.ledger, dataset, queues, functions, database });
+  const subscription = createWriterSubscription(s, functions.byName.writer, accounts);
+  const projectNumber = gcp.organizations.getProjectOutput({ projectId: s.project }).number;
+  const grants = grantAccess(s, accounts, {
+    ledger: buckets.ledger,
+    dataset,
+    queues,
+    functions,
+    database,
+    subscription,
+    projectNumber,
+  });
   const monitoring = createMonitoring(s);
   const backfillUrl = serviceUri(functions.byName.backfill);
+  const writerUrl = serviceUri(functions.byName.writer);
   const outputs: StackOutputs = {
     schedulerUrl: serviceUri(functions.byName.scheduler),
     readerUrl: serviceUri(functions.byName.reader),
@@ -58,6 +76,9 @@ export function deploy(s: InfraSettings, source: readonly ArchiveEntry[]): Deplo
     ledgerBucket: buckets.ledger.name,
     readerQueue: queues.reader.name,
     backfillQueue: queues.backfill.name,
+    writerUrl,
+    writerEndpoint: pulumi.interpolate`${writerUrl}/mutations`,
+    writerSubscription: subscription ? subscription.name : pulumi.output(undefined),
     dataset: dataset.datasetId,
     dashboard: monitoring.dashboard.id,
   };
@@ -69,6 +90,8 @@ export function deploy(s: InfraSettings, source: readonly ArchiveEntry[]): Deplo
     ...Object.values(accounts.runtime),
     accounts.tasksInvoker,
     accounts.cronInvoker,
+    ...(accounts.pushInvoker ? [accounts.pushInvoker] : []),
+    ...(subscription ? [subscription] : []),
     dataset,
     ...(database ? [database] : []),
     functions.source,

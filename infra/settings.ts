@@ -5,7 +5,12 @@
  * fails `pulumi preview` with every bad field named.
  */
 import { type ConfigIssue, issuesAt, StackConfigError } from './config-error';
-import { type DeploymentConfig, deploymentSchema, type FunctionName } from './deployment-schema';
+import {
+  type DeploymentConfig,
+  deploymentSchema,
+  type FunctionName,
+  type WriterDeploymentConfig,
+} from './deployment-schema';
 import { type PipelineView, readPipeline } from './pipeline-adapter';
 import {
   allSizings,
@@ -15,6 +20,7 @@ import {
   readerQueue,
   TASK_DEADLINE_SECONDS,
   WINDOW_MARGIN_SECONDS,
+  WRITER_DEADLINE_SECONDS,
 } from './sizing';
 
 /** The raw stack configuration, as read from Pulumi config (values not yet trusted). */
@@ -38,9 +44,21 @@ export interface ResourceNames {
   tasksInvoker: string;
   /** Signs the OIDC token of the Cloud Scheduler job (invokes the scheduler only). */
   cronInvoker: string;
+  /** Signs the OIDC token of the writer's Pub/Sub push subscription (invokes the writer only). */
+  pushInvoker: string;
   queues: { reader: string; backfill: string };
   ledgerBucket: string;
   sourceBucket: string;
+}
+
+/** The writer function's deployment: who may call it, its push subscription, its own variables. */
+export interface WriterSettings {
+  invokers: string[];
+  pubsub: WriterDeploymentConfig['pubsub'];
+  /** Dead letters go to the ledger bucket under this prefix (the writer may create objects there only). */
+  deadLetterPrefix: string;
+  /** Variables only the writer function gets. */
+  environment: Record<string, string>;
 }
 
 /** Everything the resource modules need. */
@@ -65,6 +83,7 @@ export interface InfraSettings {
   demoDatabase: boolean;
   /** IAM members allowed to call the backfill API and the status route. */
   operators: string[];
+  writer: WriterSettings;
   names: ResourceNames;
   /** Environment of every function: the pipeline configuration plus where the deployment put things. */
   environment: Record<string, string>;
@@ -125,6 +144,7 @@ function assemble(project: string, region: string, view: PipelineView, d: Deploy
     dataBoost: d.dataBoost,
     demoDatabase: d.demoDatabase,
     operators: d.operators,
+    writer: writerSettings(d.writer, view),
     names,
     environment: {},
   };
@@ -132,13 +152,46 @@ function assemble(project: string, region: string, view: PipelineView, d: Deploy
   return settings;
 }
 
+function writerSettings(w: WriterDeploymentConfig, view: PipelineView): WriterSettings {
+  const deadLetterPrefix =
+    w.deadLetterPrefix ?? `${view.environment.SLUICE_PIPELINE ?? 'sluice'}/dead-letters/`;
+  const optional: Array<[string, number | undefined]> = [
+    ['SLUICE_WRITER_MAX_BATCH_CELLS', w.maxBatchCells],
+    ['SLUICE_WRITER_MAX_BATCH_MUTATIONS', w.maxBatchMutations],
+    ['SLUICE_WRITER_MAX_BATCH_BYTES', w.maxBatchBytes],
+  ];
+  return {
+    invokers: w.invokers,
+    pubsub: w.pubsub,
+    deadLetterPrefix,
+    environment: {
+      SLUICE_WRITER_DEAD_LETTER_PREFIX: deadLetterPrefix,
+      SLUICE_WRITER_CONSTRAINT_VIOLATION_POLICY: w.constraintViolationPolicy,
+      SLUICE_WRITER_ORDERING: w.ordering,
+      SLUICE_WRITER_REQUEST_DEADLINE_MS: String(WRITER_DEADLINE_SECONDS * 1000),
+      ...Object.fromEntries(optional.filter(([, v]) => v !== undefined).map(([k, v]) => [k, String(v)])),
+    },
+  };
+}
+
 /** Deterministic names: `<prefix>-<role>`; the buckets carry the project id because bucket names are global. */
 export function resourceNames(project: string, prefix: string): ResourceNames {
   const per = (suffix: string) => `${prefix}-${suffix}`;
   return {
-    functions: { scheduler: per('scheduler'), reader: per('reader'), backfill: per('backfill') },
-    accounts: { scheduler: per('scheduler'), reader: per('reader'), backfill: per('backfill') },
+    functions: {
+      scheduler: per('scheduler'),
+      reader: per('reader'),
+      backfill: per('backfill'),
+      writer: per('writer'),
+    },
+    accounts: {
+      scheduler: per('scheduler'),
+      reader: per('reader'),
+      backfill: per('backfill'),
+      writer: per('writer'),
+    },
     tasksInvoker: per('tasks'),
+    pushInvoker: per('push'),
     cronInvoker: per('cron'),
     queues: { reader: per('reader'), backfill: per('backfill') },
     ledgerBucket: `${project}-${prefix}-ledger`,
@@ -162,6 +215,29 @@ export function deploymentEnvironment(s: InfraSettings): Record<string, string> 
     SLUICE_TASKS_SERVICE_ACCOUNT: accountEmail(s.names.tasksInvoker, s.project),
     SLUICE_DATA_BOOST: String(s.dataBoost),
   };
+}
+
+/** The writer must outlive its request deadline, and Pub/Sub must wait for its answer. */
+function writerIssues(s: InfraSettings): ConfigIssue[] {
+  const issues: ConfigIssue[] = [];
+  const timeout = s.functions.writer.timeoutSeconds;
+  if (timeout < WRITER_DEADLINE_SECONDS + 10)
+    issues.push({
+      path: 'sluice:functions.writer.timeoutSeconds',
+      message: `must be at least ${WRITER_DEADLINE_SECONDS + 10} (the writer's ${WRITER_DEADLINE_SECONDS}s request deadline, which covers its worst-case retries, plus time to answer)`,
+    });
+  const p = s.writer.pubsub;
+  if (p && p.ackDeadlineSeconds < timeout)
+    issues.push({
+      path: 'sluice:writer.pubsub.ackDeadlineSeconds',
+      message: `must be at least the writer's timeout (${timeout}s): Pub/Sub would redeliver a message the writer is still writing`,
+    });
+  if (p && p.minBackoffSeconds > p.maxBackoffSeconds)
+    issues.push({
+      path: 'sluice:writer.pubsub.minBackoffSeconds',
+      message: 'must not exceed maxBackoffSeconds',
+    });
+  return issues;
 }
 
 /** Rules that span fields: what zod cannot see one key at a time. */
@@ -188,6 +264,7 @@ function checkCrossFields(s: InfraSettings, view: PipelineView): ConfigIssue[] {
       issues.push({ path: `${at}.minInstances`, message: 'must not exceed maxInstances' });
     }
   }
+  issues.push(...writerIssues(s));
   for (const [name, q] of Object.entries(s.queues)) {
     if (q.minBackoffSeconds > q.maxBackoffSeconds) {
       issues.push({

@@ -14,6 +14,13 @@ export const TASK_DEADLINE_SECONDS = 1800;
 /** Time a reader needs beyond the window itself: the last flush to BigQuery and the ledger write. */
 export const WINDOW_MARGIN_SECONDS = 60;
 
+/**
+ * The writer answers within its request deadline (400 s by default, room for the worst-case retry of one
+ * group, 355.5 s: docs/writer.md); the function may run a little longer to write dead letters and answer.
+ */
+export const WRITER_DEADLINE_SECONDS = 400;
+export const WRITER_TIMEOUT_SECONDS = WRITER_DEADLINE_SECONDS + 30;
+
 /** Ingress settings accepted by Cloud Run functions. */
 export type Ingress = 'ALLOW_INTERNAL_ONLY' | 'ALLOW_ALL' | 'ALLOW_INTERNAL_AND_GCLB';
 
@@ -69,6 +76,10 @@ function defaultSizing(name: FunctionName, pipeline: PipelineShape): FunctionSiz
     case 'backfill':
       // Operators call the backfill API from outside the project: network-open, IAM-only.
       return base('1Gi', 1, 10, 4, TASK_DEADLINE_SECONDS, 'ALLOW_ALL');
+    case 'writer':
+      // Producers may call from anywhere (IAM-only); a request mostly waits on Spanner, so many share
+      // an instance.
+      return base('512Mi', 1, 20, 16, WRITER_TIMEOUT_SECONDS, 'ALLOW_ALL');
   }
 }
 
@@ -150,7 +161,7 @@ function withOverrides(defaults: QueueSettings, overrides: QueueOverrides | unde
   return merged;
 }
 
-/** All three sizings from the deployment keys. */
+/** All four sizings from the deployment keys. */
 export function allSizings(
   pipeline: PipelineShape,
   deployment: DeploymentConfig,
@@ -159,5 +170,6 @@ export function allSizings(
     scheduler: functionSizing('scheduler', pipeline, deployment.functions.scheduler),
     reader: functionSizing('reader', pipeline, deployment.functions.reader),
     backfill: functionSizing('backfill', pipeline, deployment.functions.backfill),
+    writer: functionSizing('writer', pipeline, deployment.functions.writer),
   };
 }

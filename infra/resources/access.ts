@@ -15,6 +15,10 @@ export interface GrantTargets {
   functions: Functions;
   /** Present when the deployment created the (demo) database itself. */
   database?: gcp.spanner.Database;
+  /** The writer's push subscription, when configured. */
+  subscription?: gcp.pubsub.Subscription;
+  /** The project number (names Pub/Sub's service agent). */
+  projectNumber: pulumi.Output<string>;
 }
 
 /** Creates every grant of {@link iamPlan}. */
@@ -26,10 +30,21 @@ export function grantAccess(
   return iamPlan(s).map((g) => grant(s, g, accounts, targets));
 }
 
-function memberOf(p: Principal, accounts: Accounts): pulumi.Input<string> {
+function accountOf(p: Exclude<Principal, 'pubsubAgent' | { member: string }>, accounts: Accounts) {
+  if (p === 'tasksInvoker' || p === 'cronInvoker') return accounts[p];
+  if (p === 'pushInvoker') {
+    if (!accounts.pushInvoker)
+      throw new Error('a grant names the push invoker, but no push subscription is configured');
+    return accounts.pushInvoker;
+  }
+  return accounts.runtime[p];
+}
+
+function memberOf(p: Principal, accounts: Accounts, t: GrantTargets): pulumi.Input<string> {
   if (typeof p !== 'string') return p.member;
-  const account = p === 'tasksInvoker' || p === 'cronInvoker' ? accounts[p] : accounts.runtime[p];
-  return pulumi.interpolate`serviceAccount:${account.email}`;
+  if (p === 'pubsubAgent')
+    return pulumi.interpolate`serviceAccount:service-${t.projectNumber}@gcp-sa-pubsub.iam.gserviceaccount.com`;
+  return pulumi.interpolate`serviceAccount:${accountOf(p, accounts).email}`;
 }
 
 /** Logical name of a grant: readable in a preview, unique per (principal, role, target). */
@@ -41,11 +56,30 @@ function logicalName(g: Grant): string {
 
 function grant(s: InfraSettings, g: Grant, accounts: Accounts, t: GrantTargets): pulumi.CustomResource {
   const name = logicalName(g);
-  const common = { role: g.role, member: memberOf(g.principal, accounts) };
+  const common = { role: g.role, member: memberOf(g.principal, accounts, t) };
   const target: GrantTarget = g.target;
   switch (target.kind) {
     case 'ledgerBucket':
       return new gcp.storage.BucketIAMMember(name, { ...common, bucket: t.ledger.name });
+    case 'deadLetters':
+      return new gcp.storage.BucketIAMMember(name, {
+        ...common,
+        bucket: t.ledger.name,
+        condition: {
+          title: 'writer dead letters only',
+          description: `objects under ${s.writer.deadLetterPrefix}`,
+          expression: pulumi.interpolate`resource.name.startsWith("projects/_/buckets/${t.ledger.name}/objects/${s.writer.deadLetterPrefix}")`,
+        },
+      });
+    case 'topic':
+      return new gcp.pubsub.TopicIAMMember(name, {
+        ...common,
+        project: target.topic.split('/')[1],
+        topic: target.topic,
+      });
+    case 'subscription':
+      if (!t.subscription) throw new Error('a grant names the push subscription, but none is configured');
+      return new gcp.pubsub.SubscriptionIAMMember(name, { ...common, subscription: t.subscription.name });
     case 'database':
       return new gcp.spanner.DatabaseIAMMember(name, {
         ...common,
@@ -69,7 +103,7 @@ function grant(s: InfraSettings, g: Grant, accounts: Accounts, t: GrantTargets):
     case 'serviceAccount':
       return new gcp.serviceaccount.IAMMember(name, {
         ...common,
-        serviceAccountId: accounts[target.account].name,
+        serviceAccountId: accountOf(target.account, accounts).name,
       });
     case 'function':
       // Gen2 functions are invoked through their Cloud Run service (same name): run.invoker there.

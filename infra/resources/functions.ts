@@ -1,4 +1,4 @@
-/** The source archive upload and the three Cloud Run functions (gen2) built from it. */
+/** The source archive upload and the four Cloud Run functions (gen2) built from it. */
 import * as gcp from '@pulumi/gcp';
 import * as pulumi from '@pulumi/pulumi';
 import { FUNCTION_NAMES, type FunctionName } from '../deployment-schema';
@@ -84,7 +84,12 @@ function fn(
       ingressSettings: size.ingress,
       serviceAccountEmail: accounts.runtime[name].email,
       allTrafficOnLatestRevision: true,
-      environmentVariables: environment.apply((e) => ({ ...e, SLUICE_FUNCTION: name })),
+      // The writer's own variables go to the writer only (the others would warn about unknown ones).
+      environmentVariables: environment.apply((e) => ({
+        ...e,
+        ...(name === 'writer' ? s.writer.environment : {}),
+        SLUICE_FUNCTION: name,
+      })),
     },
     labels: { app: 'sluice', function: name },
   });

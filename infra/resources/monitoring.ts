@@ -11,6 +11,8 @@ export interface Monitoring {
     lag: gcp.monitoring.AlertPolicy;
     retention: gcp.monitoring.AlertPolicy;
     failed: gcp.monitoring.AlertPolicy;
+    writerRouted: gcp.monitoring.AlertPolicy;
+    writerFailed: gcp.monitoring.AlertPolicy;
   };
   dashboard: gcp.monitoring.Dashboard;
 }
@@ -27,8 +29,23 @@ export function createMonitoring(s: InfraSettings): Monitoring {
       'retention-alert',
       'sluice: change-stream retention in danger',
       type('retention_danger'),
+      RETENTION_DOC,
     ),
     failed: failedAlert(s, type('pipeline_failed'), type('replication_lag')),
+    writerRouted: countAlert(
+      s,
+      'writer-routed-alert',
+      'sluice: writer routed mutations to dead letters',
+      type('writer_routed'),
+      ROUTED_DOC,
+    ),
+    writerFailed: countAlert(
+      s,
+      'writer-failed-alert',
+      'sluice: writer requests failed',
+      type('writer_failed'),
+      FAILED_DOC,
+    ),
   };
   return {
     metrics,
@@ -122,14 +139,21 @@ function countCondition(displayName: string, metricType: pulumi.Output<string>) 
   };
 }
 
-function countAlert(s: InfraSettings, logical: string, title: string, t: pulumi.Output<string>) {
+const RETENTION_DOC =
+  'A position is close to the change-stream retention: it will expire unless readers catch up.';
+const ROUTED_DOC =
+  'The writer routed mutations to the failure handler (dead letters in the ledger bucket, named in the ' +
+  '`writer.request` log entry as `deadLetter`): duplicates of inserts, invalid values, or schema violations ' +
+  'under `constraintViolationPolicy: route-to-failure-handler`. Inspect and replay them (docs/writer.md).';
+const FAILED_DOC =
+  'Writer requests were answered non-2xx with failed or unapplied mutations: the producer (or Pub/Sub) ' +
+  'keeps and retries them. `failures` in the `writer.request` log entry names each one and its status.';
+
+function countAlert(s: InfraSettings, logical: string, title: string, t: pulumi.Output<string>, doc: string) {
   return new gcp.monitoring.AlertPolicy(logical, {
-    ...policyCommon(
-      s,
-      'A position is close to the change-stream retention: it will expire unless readers catch up.',
-    ),
+    ...policyCommon(s, doc),
     displayName: title,
-    conditions: [countCondition('retention danger logged', t)],
+    conditions: [countCondition(`${title.replace(/^sluice: /, '')} logged`, t)],
   });
 }
 

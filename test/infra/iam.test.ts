@@ -1,5 +1,5 @@
 /** Least privilege by construction: the exact set of grants, each on one resource, none public or project-wide. */
-import { deployed, installMocks, type Recorded, settingsOf } from './harness';
+import { deployed, installMocks, PROJECT_NUMBER, type Recorded, settingsOf } from './harness';
 
 const recorded = installMocks();
 
@@ -22,12 +22,17 @@ function grantsOf(rs: Recorded[]): string[] {
                   ? `account ${i.serviceAccountId}`
                   : r.type === 'gcp:cloudrunv2/serviceIamMember:ServiceIamMember'
                     ? `service ${i.name}`
-                    : `UNEXPECTED ${r.type}`;
+                    : r.type === 'gcp:pubsub/topicIAMMember:TopicIAMMember'
+                      ? `topic ${i.topic}`
+                      : r.type === 'gcp:pubsub/subscriptionIAMMember:SubscriptionIAMMember'
+                        ? `subscription ${i.subscription}`
+                        : `UNEXPECTED ${r.type}`;
       const who = String(i.member).replace(
         /^serviceAccount:([^@]+)@acme-prod\.iam\.gserviceaccount\.com$/,
         '$1',
       );
-      return `${who} ${String(i.role).replace('roles/', '')} on ${on}`;
+      const condition = i.condition ? ` if ${(i.condition as { expression: string }).expression}` : '';
+      return `${who} ${String(i.role).replace('roles/', '')} on ${on}${condition}`;
     })
     .sort();
 }
@@ -52,6 +57,9 @@ const BASE = [
   'sluice-tasks run.invoker on service sluice-reader',
   'sluice-tasks run.invoker on service sluice-backfill',
   'sluice-cron run.invoker on service sluice-scheduler',
+  // The writer: its one database, and object creation under the dead-letter prefix only.
+  'sluice-writer spanner.databaseUser on database main/orders',
+  'sluice-writer storage.objectCreator on bucket acme-prod-sluice-ledger if resource.name.startsWith("projects/_/buckets/acme-prod-sluice-ledger/objects/sluice/dead-letters/")',
 ];
 
 async function deployWith(deployment: Record<string, unknown>): Promise<Recorded[]> {
@@ -115,4 +123,62 @@ test('the demo database, when enabled, is created with a change stream and read 
     /^CREATE CHANGE STREAM OrdersStream FOR ALL .*value_capture_type = 'NEW_ROW_AND_OLD_VALUES'/,
   );
   expect(grantsOf(all)).toEqual([...BASE].sort());
+});
+
+test('writer invokers and its Pub/Sub push subscription: one invoker account, the service agent on single resources', async () => {
+  const all = await deployWith({
+    writer: {
+      invokers: ['serviceAccount:orders-api@acme-prod.iam.gserviceaccount.com'],
+      deadLetterPrefix: 'writer-dead/',
+      pubsub: {
+        topic: 'projects/acme-prod/topics/order-mutations',
+        deadLetterTopic: 'projects/acme-prod/topics/order-mutations-dead',
+      },
+    },
+  });
+  const agent = `serviceAccount:service-${PROJECT_NUMBER}@gcp-sa-pubsub.iam.gserviceaccount.com`;
+  const writerGrants = grantsOf(all).filter((g) => !BASE.includes(g));
+  expect(writerGrants).toEqual(
+    [
+      'sluice-writer storage.objectCreator on bucket acme-prod-sluice-ledger if resource.name.startsWith("projects/_/buckets/acme-prod-sluice-ledger/objects/writer-dead/")',
+      'orders-api run.invoker on service sluice-writer',
+      'sluice-push run.invoker on service sluice-writer',
+      `${agent} iam.serviceAccountTokenCreator on account projects/acme-prod/serviceAccounts/sluice-push`,
+      `${agent} pubsub.publisher on topic projects/acme-prod/topics/order-mutations-dead`,
+      `${agent} pubsub.subscriber on subscription sluice-writer`,
+    ].sort(),
+  );
+  const sub = all.find((r) => r.type === 'gcp:pubsub/subscription:Subscription');
+  const writerUrl = `https://sluice-writer-${PROJECT_NUMBER}.europe-west1.run.app`;
+  expect(sub?.inputs).toMatchObject({
+    name: 'sluice-writer',
+    topic: 'projects/acme-prod/topics/order-mutations',
+    ackDeadlineSeconds: 600,
+    pushConfig: {
+      pushEndpoint: `${writerUrl}/mutations`,
+      oidcToken: {
+        serviceAccountEmail: 'sluice-push@acme-prod.iam.gserviceaccount.com',
+        audience: writerUrl,
+      },
+    },
+    retryPolicy: { minimumBackoff: '10s', maximumBackoff: '600s' },
+    deadLetterPolicy: {
+      deadLetterTopic: 'projects/acme-prod/topics/order-mutations-dead',
+      maxDeliveryAttempts: 5,
+    },
+    expirationPolicy: { ttl: '' },
+  });
+});
+
+test('the writer configuration is checked: an ack deadline shorter than the writer may run, a public invoker', () => {
+  const pubsub = { topic: 'projects/acme-prod/topics/mutations', ackDeadlineSeconds: 60 };
+  expect(() => settingsOf({ deployment: { writer: { pubsub } } })).toThrow(
+    /sluice:writer.pubsub.ackDeadlineSeconds: must be at least the writer's timeout \(430s\)/,
+  );
+  expect(() => settingsOf({ deployment: { writer: { invokers: ['allUsers'] } } })).toThrow(
+    /sluice:writer.invokers.0/,
+  );
+  expect(() => settingsOf({ deployment: { functions: { writer: { timeoutSeconds: 300 } } } })).toThrow(
+    /sluice:functions.writer.timeoutSeconds: must be at least 410/,
+  );
 });

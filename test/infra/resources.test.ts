@@ -58,9 +58,9 @@ test('the queues carry rate limits and retries derived from the function sizes',
   });
 });
 
-test('three gen2 functions on nodejs22, one service account each, never open without IAM', () => {
+test('four gen2 functions on nodejs22, one service account each, never open without IAM', () => {
   const fns = only('gcp:cloudfunctionsv2/function:Function');
-  expect(fns.map((f) => f.name).sort()).toEqual(['backfill', 'reader', 'scheduler']);
+  expect(fns.map((f) => f.name).sort()).toEqual(['backfill', 'reader', 'scheduler', 'writer']);
   for (const f of fns) {
     const build = f.inputs.buildConfig as Record<string, unknown>;
     const svc = f.inputs.serviceConfig as Record<string, unknown>;
@@ -81,6 +81,34 @@ test('three gen2 functions on nodejs22, one service account each, never open wit
   });
   expect(svc('scheduler')).toMatchObject({ ingressSettings: 'ALLOW_INTERNAL_ONLY', maxInstanceCount: 1 });
   expect(svc('backfill')).toMatchObject({ ingressSettings: 'ALLOW_ALL', timeoutSeconds: 1800 });
+  // The writer's 400 s request deadline (its worst-case retries fit) plus time to answer.
+  expect(svc('writer')).toMatchObject({
+    ingressSettings: 'ALLOW_ALL',
+    timeoutSeconds: 430,
+    availableMemory: '512Mi',
+  });
+});
+
+test("the writer alone gets its own variables; dead letters under the pipeline's prefix of the ledger bucket", () => {
+  const envOf = (name: string) =>
+    (
+      one('gcp:cloudfunctionsv2/function:Function', name).inputs.serviceConfig as {
+        environmentVariables: Record<string, string>;
+      }
+    ).environmentVariables;
+  expect(envOf('writer')).toMatchObject({
+    SLUICE_FUNCTION: 'writer',
+    SLUICE_LEDGER_BUCKET: 'acme-prod-sluice-ledger',
+    SLUICE_SPANNER_INSTANCE: 'main',
+    SLUICE_SPANNER_DATABASE: 'orders',
+    SLUICE_WRITER_DEAD_LETTER_PREFIX: 'sluice/dead-letters/',
+    SLUICE_WRITER_CONSTRAINT_VIOLATION_POLICY: 'fail',
+    SLUICE_WRITER_ORDERING: 'none',
+    SLUICE_WRITER_REQUEST_DEADLINE_MS: '400000',
+  });
+  expect(Object.keys(envOf('reader')).filter((k) => k.startsWith('SLUICE_WRITER_'))).toEqual([]);
+  // No push subscription unless configured.
+  expect(only('gcp:pubsub/subscription:Subscription')).toEqual([]);
 });
 
 test('every function gets the pipeline configuration and where the deployment put things', () => {
@@ -137,24 +165,62 @@ test('the dataset is created, tables are left to the pipeline, no demo database 
   expect(only('gcp:spanner/database:Database')).toEqual([]);
 });
 
-test('log-based metrics, three alert policies and a dashboard', () => {
+test("log-based metrics (the writer's per-request figures too), five alert policies and a dashboard", () => {
   const metrics = only('gcp:logging/metric:Metric').map((m) => m.inputs.name);
+  const writer = [
+    'mutations',
+    'retried',
+    'transient_errors',
+    'buffered_cells',
+    'buffered_bytes',
+    'groups_routed',
+    'routed',
+    'failed',
+  ];
   expect(metrics.sort()).toEqual(
-    ['failures', 'pipeline_failed', 'records', 'replication_lag', 'retention_danger', 'retries', 'rows']
+    [
+      'failures',
+      'pipeline_failed',
+      'records',
+      'replication_lag',
+      'retention_danger',
+      'retries',
+      'rows',
+      ...writer.map((w) => `writer_${w}`),
+    ]
       .map((m) => `sluice/${m}`)
       .sort(),
+  );
+  const routed = one('gcp:logging/metric:Metric', 'metric-writer_routed').inputs;
+  expect(routed.filter).toContain('resource.labels.service_name="sluice-writer"');
+  expect(routed.filter).toContain('jsonPayload.event="writer.request" AND jsonPayload.groupsRouted>0');
+  expect(one('gcp:logging/metric:Metric', 'metric-writer_buffered_cells').inputs.valueExtractor).toBe(
+    'EXTRACT(jsonPayload.bufferedCells)',
   );
   const lag = one('gcp:logging/metric:Metric', 'metric-replication_lag').inputs;
   expect(lag.filter).toContain('resource.labels.service_name="sluice-scheduler"');
   expect(lag.valueExtractor).toBe('EXTRACT(jsonPayload.lagSeconds)');
   const alerts = only('gcp:monitoring/alertPolicy:AlertPolicy');
-  expect(alerts.map((a) => a.name).sort()).toEqual(['failed-alert', 'lag-alert', 'retention-alert']);
+  expect(alerts.map((a) => a.name).sort()).toEqual([
+    'failed-alert',
+    'lag-alert',
+    'retention-alert',
+    'writer-failed-alert',
+    'writer-routed-alert',
+  ]);
+  for (const name of ['writer-routed-alert', 'writer-failed-alert']) {
+    const conditions = JSON.stringify(one('gcp:monitoring/alertPolicy:AlertPolicy', name).inputs.conditions);
+    expect(conditions).toContain(
+      `logging.googleapis.com/user/sluice/${name.replace('-alert', '').replace('-', '_')}`,
+    );
+    expect(conditions).toContain('"thresholdValue":0');
+  }
   const lagAlert = one('gcp:monitoring/alertPolicy:AlertPolicy', 'lag-alert').inputs;
   expect(JSON.stringify(lagAlert.conditions)).toContain('"thresholdValue":600');
   const dash = JSON.parse(
     String(one('gcp:monitoring/dashboard:Dashboard', 'dashboard').inputs.dashboardJson),
   );
-  expect(dash.mosaicLayout.tiles).toHaveLength(7);
+  expect(dash.mosaicLayout.tiles).toHaveLength(15);
 });
 
 test('stack outputs name the URLs, the backfill endpoint, the status URL, bucket and queues', async () => {
@@ -167,4 +233,7 @@ test('stack outputs name the URLs, the backfill endpoint, the status URL, bucket
   expect(await resolved(outputs.ledgerBucket)).toBe('acme-prod-sluice-ledger');
   expect(await resolved(outputs.readerQueue)).toBe('sluice-reader');
   expect(await resolved(outputs.backfillQueue)).toBe('sluice-backfill');
+  const writer = `https://sluice-writer-${PROJECT_NUMBER}.europe-west1.run.app`;
+  expect(await resolved(outputs.writerEndpoint)).toBe(`${writer}/mutations`);
+  expect(await resolved(outputs.writerSubscription)).toBeUndefined();
 });

@@ -166,7 +166,13 @@ export class MutationWriter {
           contentType: 'application/json',
         }),
       );
-      if (!outcome.ok) throw new Error(`dead letter ${name} already exists`);
+      // The name carries a fresh UUID: an existing object is our own earlier attempt, whose answer the
+      // client lost and retried (checking it would need read access, which the writer is not given).
+      if (!outcome.ok)
+        this.deps.log.notice('writer dead letter already written', {
+          event: 'writer.dead-letter',
+          object: name,
+        });
       return `gs://${bucket}/${name}`;
     } catch (err) {
       this.deps.log.error('writer dead letter not written: the routed mutations count as unapplied', err, {
