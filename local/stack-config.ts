@@ -95,7 +95,12 @@ export interface ReadyInfo {
   bigquery: { restEndpoint: string; writeEndpoint: string; projectId: string; dataset: string };
   gcs: { endpoint: string; bucket: string };
   tasks: { endpoint: string };
-  functions: { scheduler: string | null; reader: string | null; backfill: string | null; writer: string | null };
+  functions: {
+    scheduler: string | null;
+    reader: string | null;
+    backfill: string | null;
+    writer: string | null;
+  };
   tables: Array<{ source: string; replica: string | null; history: string | null }>;
 }
 

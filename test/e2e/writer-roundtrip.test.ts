@@ -42,7 +42,10 @@ function row(t: DemoTable, n: number): Record<string, unknown> {
   return Object.fromEntries(t.columns.map((c) => [c.name, value(c.kind, n)]));
 }
 
-async function post(stack: LocalStack, mutations: unknown[]): Promise<{ status: number; body: Record<string, unknown> }> {
+async function post(
+  stack: LocalStack,
+  mutations: unknown[],
+): Promise<{ status: number; body: Record<string, unknown> }> {
   const res = await fetch(`${stack.functions.writer?.url}/mutations`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -51,42 +54,64 @@ async function post(stack: LocalStack, mutations: unknown[]): Promise<{ status: 
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
-describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])('writer → Spanner → change stream → BigQuery, %s', (dialect) => {
-  let stack: LocalStack;
+describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])(
+  'writer → Spanner → change stream → BigQuery, %s',
+  (dialect) => {
+    let stack: LocalStack;
 
-  beforeAll(async () => {
-    stack = await startLocalStack({ dialect, churnMs: 0 });
-  }, 60_000);
+    beforeAll(async () => {
+      stack = await startLocalStack({ dialect, churnMs: 0 });
+    }, 60_000);
 
-  afterAll(async () => {
-    await stack?.stop();
-  });
+    afterAll(async () => {
+      await stack?.stop();
+    });
 
-  it('posted mutations reach the replica and the history; BigQuery equals Spanner', async () => {
-    expect((await stack.tick()).status).toBe(200);
-    stack.startTicking(500);
-    const { customers, orders } = stack.schema;
-    const first = await post(stack, [
-      ...[1, 2, 3, 4].map((n) => ({ op: 'insert', table: customers.name, row: row(customers, n) })),
-      ...[1, 2].map((n) => ({ op: 'insertOrUpdate', table: orders.name, row: row(orders, n) })),
-    ]);
-    expect(first).toMatchObject({ status: 200, body: { applied: 6, failed: 0 } });
-    const second = await post(stack, [
-      { op: 'update', table: customers.name, row: { customer_id: value('int', 2), name: 'renamed by the writer', score: null } },
-      { op: 'delete', table: customers.name, key: [value('int', 3)] },
-      { op: 'replace', table: orders.name, row: row(orders, 2) },
-    ]);
-    expect(second).toMatchObject({ status: 200, body: { applied: 3 } });
-    const caughtUp = await stack.waitForCatchUp(fromNanos(stack.emulators.spanner.admin.nowNs()), 30_000);
-    await stack.stopTicking();
-    expect(caughtUp).toBe(true);
-    expect(stack.errors).toEqual([]);
-    const verdict = await stack.verify();
-    if (!verdict.equal) console.error(JSON.stringify(verdict, null, 2).slice(0, 4000));
-    expect(verdict.equal).toBe(true);
-    const replica = stack.emulators.bigquery.admin.tableRows(LOCAL.dataset, 'customers') as Array<Record<string, unknown>>;
-    expect(replica.map((r) => String(r.name)).sort()).toEqual(['renamed by the writer', 'writer 1 — ünïcode', 'writer 4 — ünïcode']);
-    const history = stack.emulators.bigquery.admin.tableRows(LOCAL.dataset, 'customers_history') as Array<Record<string, unknown>>;
-    expect(history.map((r) => r.mod_type).sort()).toEqual(['DELETE', 'INSERT', 'INSERT', 'INSERT', 'INSERT', 'UPDATE']);
-  }, 60_000);
-});
+    it('posted mutations reach the replica and the history; BigQuery equals Spanner', async () => {
+      expect((await stack.tick()).status).toBe(200);
+      stack.startTicking(500);
+      const { customers, orders } = stack.schema;
+      const first = await post(stack, [
+        ...[1, 2, 3, 4].map((n) => ({ op: 'insert', table: customers.name, row: row(customers, n) })),
+        ...[1, 2].map((n) => ({ op: 'insertOrUpdate', table: orders.name, row: row(orders, n) })),
+      ]);
+      expect(first).toMatchObject({ status: 200, body: { applied: 6, failed: 0 } });
+      const second = await post(stack, [
+        {
+          op: 'update',
+          table: customers.name,
+          row: { customer_id: value('int', 2), name: 'renamed by the writer', score: null },
+        },
+        { op: 'delete', table: customers.name, key: [value('int', 3)] },
+        { op: 'replace', table: orders.name, row: row(orders, 2) },
+      ]);
+      expect(second).toMatchObject({ status: 200, body: { applied: 3 } });
+      const caughtUp = await stack.waitForCatchUp(fromNanos(stack.emulators.spanner.admin.nowNs()), 30_000);
+      await stack.stopTicking();
+      expect(caughtUp).toBe(true);
+      expect(stack.errors).toEqual([]);
+      const verdict = await stack.verify();
+      if (!verdict.equal) console.error(JSON.stringify(verdict, null, 2).slice(0, 4000));
+      expect(verdict.equal).toBe(true);
+      const replica = stack.emulators.bigquery.admin.tableRows(LOCAL.dataset, 'customers') as Array<
+        Record<string, unknown>
+      >;
+      expect(replica.map((r) => String(r.name)).sort()).toEqual([
+        'renamed by the writer',
+        'writer 1 — ünïcode',
+        'writer 4 — ünïcode',
+      ]);
+      const history = stack.emulators.bigquery.admin.tableRows(LOCAL.dataset, 'customers_history') as Array<
+        Record<string, unknown>
+      >;
+      expect(history.map((r) => r.mod_type).sort()).toEqual([
+        'DELETE',
+        'INSERT',
+        'INSERT',
+        'INSERT',
+        'INSERT',
+        'UPDATE',
+      ]);
+    }, 60_000);
+  },
+);
