@@ -3,8 +3,8 @@
  * mutations to Spanner and answers per docs/writer.md. A thin HTTP adapter over the writer use case.
  */
 import { http } from '@google-cloud/functions-framework';
-import { httpStatusFor, SluiceError } from '../../shared/domain/errors';
-import { createLogger } from '../../shared/domain/log';
+import { SluiceError } from '../../shared/domain/errors';
+import { createLogger, type Logger } from '../../shared/domain/log';
 import { answerHealth, answerNotFound, type HttpRequest, type HttpResponse } from '../../shared/http/health';
 import { type WriterInstance, writerOfInstance } from '../../shared/wiring/writer';
 
@@ -23,28 +23,37 @@ export function createWriterHandler(getWriter: () => Promise<WriterInstance>) {
   return async (req: WriterHttpRequest, res: HttpResponse): Promise<void> => {
     if (answerHealth('writer', req, res)) return;
     if (req.method !== 'POST' || req.path !== '/mutations') return answerNotFound(req, res);
-    let built: WriterInstance | undefined;
+    let built: WriterInstance;
     try {
       built = await getWriter();
+    } catch (err) {
+      return fail(res, err, 'writer setup');
+    }
+    try {
       const size = req.rawBody?.length ?? 0;
       if (size > built.config.maxBodyBytes) {
-        res.status(413).json({
-          error: {
-            code: 413,
-            message: `body of ${size} bytes is over the limit of ${built.config.maxBodyBytes}`,
-          },
-        });
+        const message = `body of ${size} bytes is over the limit of ${built.config.maxBodyBytes}`;
+        res.status(413).json({ error: { code: 413, message } });
         return;
       }
       const answer = await built.writer.handle(bodyOf(req));
       res.status(answer.status).json(answer.body);
     } catch (err) {
-      const e = SluiceError.from(err, 'writer');
-      (built?.log ?? createLogger((l) => process.stdout.write(`${l}\n`))).error('writer.failed', e);
-      const status = httpStatusFor(e.kind, { rateLimited: e.rateLimited, audience: 'operator' });
-      res.status(status).json({ error: { code: status, kind: e.kind, message: e.message } });
+      fail(res, err, 'writer', built.log);
     }
   };
+}
+
+/**
+ * A failure outside the writer's answers (it could not start, or Spanner could not be asked for the schema):
+ * the service's fault, not the request's — 503 (429) when it may pass, 500 otherwise, never a 4xx that would
+ * blame the producer.
+ */
+function fail(res: HttpResponse, err: unknown, what: string, log?: Logger): void {
+  const e = SluiceError.from(err, what);
+  (log ?? createLogger((l) => process.stdout.write(`${l}\n`))).error('writer.failed', e);
+  const status = e.kind === 'retryable' ? (e.rateLimited ? 429 : 503) : 500;
+  res.status(status).json({ error: { code: status, kind: e.kind, message: e.message } });
 }
 
 /** Handles one HTTP request to the writer function. */

@@ -7,8 +7,11 @@ import { endToEndLatency } from './latency';
 import { readerThroughput, type ThroughputRun } from './reader-throughput';
 import { schedulerTicks } from './scheduler-tick';
 import { type Figure, fmt, machine, median, percentile, table } from './stats';
+import { type WriterRun, writerThroughput } from './writer-throughput';
 
 const quick = process.argv.includes('--quick');
+/** `--only writer` runs the writer benchmark alone. */
+const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
 const RUNS = quick ? 1 : 3;
 
 function progress(message: string): void {
@@ -75,11 +78,45 @@ async function schedulerFigures(): Promise<Figure[]> {
   return figures;
 }
 
+async function writerFigures(): Promise<Figure[]> {
+  progress(`writer throughput (${RUNS} runs per shape)`);
+  const runs: WriterRun[] = await writerThroughput({
+    runs: RUNS,
+    small: 20_000,
+    wide: 10_000,
+    perRequest: 500,
+  });
+  const of = (v: WriterRun['variant'], shape: WriterRun['shape']) =>
+    runs.filter((r) => r.variant === v && r.shape === shape);
+  const cpuRate = (rs: WriterRun[]) => median(rs.map((r) => r.mutations / (r.cpuMs / 1000)));
+  const wallRate = (rs: WriterRun[]) => median(rs.map((r) => r.mutations / (r.wallMs / 1000)));
+  return (['small', 'wide'] as const).map((shape) => {
+    const writer = of('writer', shape);
+    const bare = of('bare client', shape);
+    return {
+      what: `writer mutations / CPU-s, ${shape} rows`,
+      value: fmt(cpuRate(writer)),
+      target: '',
+      note: `${writer.length} runs of ${fmt(writer[0]?.mutations ?? 0)}; ${fmt(wallRate(writer))} mutations/s wall (emulator-bound); bare client ${fmt(cpuRate(bare))} / CPU-s, ${fmt(wallRate(bare))}/s wall`,
+    };
+  });
+}
+
 async function main(): Promise<void> {
   const started = Date.now();
+  if (only === 'writer') {
+    console.log(`sluice benchmarks — ${machine()}`);
+    console.log(table(await writerFigures()));
+    return;
+  }
   progress(`reader throughput (${RUNS} runs per variant)`);
   const runs = await readerThroughput({ mods: 20_000, modsPerTransaction: 50, runs: RUNS });
-  const figures = [...throughputFigures(runs), ...(await schedulerFigures()), ...(await latencyFigures())];
+  const figures = [
+    ...throughputFigures(runs),
+    ...(await writerFigures()),
+    ...(await schedulerFigures()),
+    ...(await latencyFigures()),
+  ];
   console.log(`sluice benchmarks — ${machine()}`);
   console.log(table(figures));
   console.log(`(${fmt((Date.now() - started) / 1000)} s in all)`);

@@ -347,3 +347,29 @@ describe.each(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'] as const)('%s', (d) => {
     expect(await (await fetch(`${url}/healthz`)).json()).toEqual({ function: 'writer', ok: true });
   });
 });
+
+test('a writer that cannot start answers 500 (bad configuration) or 503 (Spanner unreachable), never a 4xx', async () => {
+  const answer = async (err: unknown) => {
+    const res = {
+      code: 0,
+      body: undefined as unknown,
+      status(c: number) {
+        res.code = c;
+        return res;
+      },
+      json(b: unknown) {
+        res.body = b;
+      },
+    };
+    const handler = createWriterHandler(() => Promise.reject(err));
+    await handler(
+      { method: 'POST', path: '/mutations', body: { mutations: [] }, header: () => undefined },
+      res,
+    );
+    return res.code;
+  };
+  const { ConfigError } = await import('../../shared/domain/config');
+  expect(await answer(new ConfigError([{ path: 'SLUICE_PROJECT', rule: 'is required' }]))).toBe(500);
+  expect(await answer(Object.assign(new Error('no connection'), { code: 14 }))).toBe(503);
+  expect(await answer(Object.assign(new Error('slow down'), { code: 8 }))).toBe(429);
+});

@@ -22,10 +22,7 @@ import type {
 interface BatchWriteResponse {
   indexes?: number[] | null;
   status?: { code?: number | null; message?: string | null } | null;
-  commitTimestamp?: {
-    seconds?: string | number | { toString(): string } | null;
-    nanos?: number | null;
-  } | null;
+  commitTimestamp?: { seconds?: unknown; nanos?: number | null } | null;
 }
 
 /**
@@ -68,13 +65,20 @@ function statusOf(err: unknown): GroupStatus {
   return { code, message };
 }
 
+/** Seconds of a protobuf Timestamp: a number, a decimal string, or a `Long` (read from its halves, not its text). */
+function secondsOf(v: unknown): bigint {
+  if (typeof v === 'number' || typeof v === 'string') return BigInt(v);
+  const long = v as { low?: unknown; high?: unknown } | null | undefined;
+  if (typeof long?.low === 'number' && typeof long.high === 'number')
+    return (BigInt(long.high) << 32n) + BigInt(long.low >>> 0);
+  return BigInt(String(v ?? 0));
+}
+
 function reportsOf(r: BatchWriteResponse): GroupReport[] {
   const status = { code: r.status?.code ?? GrpcCode.OK, message: r.status?.message ?? '' };
   const ts = r.commitTimestamp;
   const commitTimestamp =
-    status.code === GrpcCode.OK && ts
-      ? fromSecondsAndNanos(String(ts.seconds ?? 0), ts.nanos ?? 0)
-      : undefined;
+    status.code === GrpcCode.OK && ts ? fromSecondsAndNanos(secondsOf(ts.seconds), ts.nanos ?? 0) : undefined;
   return (r.indexes ?? []).map((position) => ({
     position,
     status,
