@@ -18,11 +18,23 @@ function bodyOf(req: WriterHttpRequest): unknown {
   return isParsed ? parsed : (req.rawBody ?? parsed);
 }
 
+/**
+ * Leaves the per-request `domain` the functions framework runs each request in. While a domain is entered,
+ * every async resource created is paired with it and entered and exited around each callback, which for the
+ * thousands of stream events of a BatchWrite cost as much CPU as the write itself (the benchmark halved).
+ * The writer needs no domain: it catches every failure itself, and the framework still catches a rejected
+ * handler promise.
+ */
+function leaveRequestDomain(): void {
+  (process as { domain?: { exit(): void } | null }).domain?.exit();
+}
+
 /** Builds the handler over a writer provider (the instance's writer in production, others in tests). */
 export function createWriterHandler(getWriter: () => Promise<WriterInstance>) {
   return async (req: WriterHttpRequest, res: HttpResponse): Promise<void> => {
     if (answerHealth('writer', req, res)) return;
     if (req.method !== 'POST' || req.path !== '/mutations') return answerNotFound(req, res);
+    leaveRequestDomain();
     let built: WriterInstance;
     try {
       built = await getWriter();

@@ -24,10 +24,16 @@ export interface WriterInstance {
   close(): Promise<void>;
 }
 
-/** Builds and starts the writer from the environment. @throws ConfigError naming every bad variable. */
-export async function createWriterFromEnv(env: Record<string, string | undefined>): Promise<WriterInstance> {
+/**
+ * Builds and starts the writer from the environment; log lines go to stdout (tests may collect them).
+ * @throws ConfigError naming every bad variable.
+ */
+export async function createWriterFromEnv(
+  env: Record<string, string | undefined>,
+  logSink: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
+): Promise<WriterInstance> {
   const config = parseWriterConfig(env);
-  const log = createLogger((line) => process.stdout.write(`${line}\n`), { pipeline: config.pipeline });
+  const log = createLogger(logSink, { pipeline: config.pipeline });
   const unknown = unknownVariables(env, [...WRITER_VARIABLES, ...DEPLOYMENT_VARIABLES]);
   if (unknown.length > 0) log.warn('config.unknown-variables', { variables: unknown });
   const spanner = new Spanner({ projectId: config.project });

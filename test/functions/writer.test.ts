@@ -48,6 +48,8 @@ let gcs: GcsEmulator;
 const dbs: Partial<Record<Dialect, TestDatabase>> = {};
 const servers: Server[] = [];
 const writers: WriterInstance[] = [];
+/** The writers' log lines (Cloud Logging JSON), newest last. */
+const lines: Array<Record<string, unknown>> = [];
 let served = 0;
 
 beforeAll(async () => {
@@ -75,16 +77,19 @@ afterAll(async () => {
 /** A writer function served by the functions framework on a free port; returns its base URL. */
 async function serve(db: Database, env: Record<string, string> = {}): Promise<string> {
   const [, project, , instance, , database] = db.formattedName_.split('/') as string[];
-  const built = await createWriterFromEnv({
-    SLUICE_PROJECT: project as string,
-    SLUICE_SPANNER_INSTANCE: instance as string,
-    SLUICE_SPANNER_DATABASE: database as string,
-    SLUICE_WRITER_DEAD_LETTER_BUCKET: BUCKET,
-    SLUICE_GCS_ENDPOINT: gcs.url,
-    SLUICE_WRITER_BACKOFF_INITIAL_MS: '10',
-    SLUICE_WRITER_BACKOFF_MAX_MS: '40',
-    ...env,
-  });
+  const built = await createWriterFromEnv(
+    {
+      SLUICE_PROJECT: project as string,
+      SLUICE_SPANNER_INSTANCE: instance as string,
+      SLUICE_SPANNER_DATABASE: database as string,
+      SLUICE_WRITER_DEAD_LETTER_BUCKET: BUCKET,
+      SLUICE_GCS_ENDPOINT: gcs.url,
+      SLUICE_WRITER_BACKOFF_INITIAL_MS: '10',
+      SLUICE_WRITER_BACKOFF_MAX_MS: '40',
+      ...env,
+    },
+    (line) => lines.push(JSON.parse(line) as Record<string, unknown>),
+  );
   writers.push(built);
   const name = `writer-test-${++served}`;
   http(
@@ -181,6 +186,18 @@ describe.each(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'] as const)('%s', (d) => {
       [4, 'constraint-violation', 'OUT_OF_RANGE'],
       [5, 'not-found', 'NOT_FOUND'],
     ]);
+    // The request's metrics are logged as one Cloud Logging line, at ERROR since mutations failed.
+    expect(lines.filter((l) => l.event === 'writer.request').at(-1)).toMatchObject({
+      severity: 'ERROR',
+      mutations: 7,
+      failed: 5,
+      groupsRouted: 1,
+      mutationsRetried: 0,
+      transientErrors: 0,
+      bufferedCells: expect.any(Number),
+      bufferedBytes: expect.any(Number),
+      deadLetter: a.body.deadLetter,
+    });
     const name = String(a.body.deadLetter).replace(`gs://${BUCKET}/`, '');
     const doc = JSON.parse(String(gcs.admin.read(BUCKET, name)));
     expect(doc.entries).toEqual([
