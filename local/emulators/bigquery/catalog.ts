@@ -33,9 +33,16 @@ export interface Dataset {
   tables: Map<string, Table>;
 }
 
-/** One table. */
+/** A logical view: a stored GoogleSQL query, run whenever the view is queried. */
+export interface ViewDefinition {
+  query: string;
+}
+
+/** One table, or a view (then `view` is set, `fields` is the query's result schema and nothing is stored). */
 export class Table {
   fields: Field[];
+  /** Set for a view. */
+  view?: ViewDefinition;
   /** REST metadata other than the schema and the reference (passed through as given, patched in place). */
   metadata: Record<string, unknown>;
   readonly creationTimeMs = Date.now();
@@ -108,7 +115,12 @@ export class Catalog {
     this.datasets.delete(Catalog.key(projectId, datasetId));
   }
 
-  createTable(ref: TableRef, fields: Field[], metadata: Record<string, unknown>): Table {
+  createTable(
+    ref: TableRef,
+    fields: Field[],
+    metadata: Record<string, unknown>,
+    view?: ViewDefinition,
+  ): Table {
     const ds = this.dataset(ref.projectId, ref.datasetId);
     if (ds.tables.has(ref.tableId)) {
       throw new ApiError(
@@ -118,6 +130,7 @@ export class Catalog {
       );
     }
     const table = new Table(ref, fields, metadata);
+    if (view) table.view = view;
     ds.tables.set(ref.tableId, table);
     return table;
   }

@@ -1,8 +1,10 @@
 /**
- * `npm run emulator -- bigquery --port <grpc> --rest-port <http> [--admin-port <p>] [--project <id>]`.
+ * `npm run emulator -- bigquery --port <grpc> --rest-port <http> [--admin-port <p>] [--project <id>]
+ * [--create-stream-quota <n>[/<window ms>]]`.
  */
 import type { CliOptions, EmulatorCli } from '../cli';
 import { startBigQueryEmulator } from './emulator';
+import { type CreateStreamQuota, parseCreateStreamQuota } from './stream-quota';
 
 function port(value: string | boolean | undefined): number {
   return typeof value === 'string' ? Number(value) : 0;
@@ -11,7 +13,12 @@ function port(value: string | boolean | undefined): number {
 /** The BigQuery emulator as the shared CLI starts it. */
 export const cli: EmulatorCli = {
   async start(options: CliOptions) {
+    const quota: CreateStreamQuota | undefined =
+      typeof options.createStreamQuota === 'string'
+        ? parseCreateStreamQuota(options.createStreamQuota)
+        : undefined;
     const emulator = await startBigQueryEmulator({
+      ...(quota ? { createStreamQuota: quota } : {}),
       grpcPort: port(options.port),
       restPort: port(options.restPort),
       adminPort: port(options.adminPort),

@@ -10,9 +10,10 @@ import { FaultInjector } from '../common/faults';
 import { Catalog, type TableRef } from './catalog';
 import { startGrpcServer } from './grpc-server';
 import { startRestServer } from './rest-server';
+import { type CreateStreamQuota, parseCreateStreamQuota } from './stream-quota';
 import type { Ingestion } from './table-state';
 import type { Row } from './values';
-import { WriteStreams } from './write-streams';
+import { type StreamInfo, WriteStreams } from './write-streams';
 
 /** Options of {@link startBigQueryEmulator}. */
 export interface BigQueryEmulatorOptions {
@@ -26,6 +27,8 @@ export interface BigQueryEmulatorOptions {
   projectId?: string;
   /** AppendRows request size limit in bytes (BigQuery documents 20 MB). */
   maxRequestBytes?: number;
+  /** CreateWriteStream calls allowed per window (BigQuery documents 10,000 per hour per project). */
+  createStreamQuota?: CreateStreamQuota;
 }
 
 /** Fault injection and inspection. */
@@ -42,6 +45,14 @@ export interface BigQueryAdmin {
   tableRows(datasetId: string, tableId: string, projectId?: string): Row[];
   /** Every row ever ingested into the table, with change type, sequence number and whether it applied. */
   ingestionHistory(datasetId: string, tableId: string, projectId?: string): Ingestion[];
+  /** The explicit write streams of a table with their row counts and states (no API returns a row count). */
+  writeStreams(datasetId: string, tableId: string, projectId?: string): StreamInfo[];
+  /** Explicit streams created since the emulator started (every table, every project). */
+  streamsCreated(): number;
+  /** Replaces the CreateWriteStream quota (counting creations already made within the window). */
+  setCreateStreamQuota(quota: CreateStreamQuota): void;
+  /** Forgets a stream as BigQuery does after three idle days; false when there was none. */
+  expireWriteStream(name: string): boolean;
 }
 
 /** A running emulator. */
@@ -59,7 +70,12 @@ export interface BigQueryEmulator {
   stop(): Promise<void>;
 }
 
-function makeAdmin(catalog: Catalog, faults: FaultInjector, projectId: string): BigQueryAdmin {
+function makeAdmin(
+  catalog: Catalog,
+  streams: WriteStreams,
+  faults: FaultInjector,
+  projectId: string,
+): BigQueryAdmin {
   const ref = (datasetId: string, tableId: string, p?: string): TableRef => ({
     projectId: p ?? projectId,
     datasetId,
@@ -81,6 +97,12 @@ function makeAdmin(catalog: Catalog, faults: FaultInjector, projectId: string): 
     clearFaults: () => faults.clear(),
     tableRows: (d, t, p) => catalog.table(ref(d, t, p)).rows(),
     ingestionHistory: (d, t, p) => [...catalog.table(ref(d, t, p)).state.history],
+    writeStreams: (d, t, p) => streams.list(catalog.table(ref(d, t, p))),
+    streamsCreated: () => streams.quota.total,
+    setCreateStreamQuota: (quota) => {
+      streams.quota.limits = quota;
+    },
+    expireWriteStream: (name) => streams.expire(name),
   };
 }
 
@@ -95,13 +117,13 @@ export async function startBigQueryEmulator(
   const projectId = options.projectId ?? 'test-project';
   const catalog = new Catalog();
   const faults = new FaultInjector();
-  const streams = new WriteStreams(catalog);
+  const streams = new WriteStreams(catalog, options.createStreamQuota);
   const grpcServer = await startGrpcServer(
     { streams, faults, maxRequestBytes: options.maxRequestBytes ?? 20 * 1024 * 1024 },
     options.grpcPort ?? 0,
   );
   const rest = await startRestServer(catalog, streams, faults, options.restPort ?? 0);
-  const admin = makeAdmin(catalog, faults, projectId);
+  const admin = makeAdmin(catalog, streams, faults, projectId);
   let adminServer: AdminServer | undefined;
   if (options.adminPort !== undefined) {
     const q = (url: URL) =>
@@ -113,6 +135,18 @@ export async function startBigQueryEmulator(
     adminServer = await startAdminServer(options.adminPort, faults, {
       'GET /tables/rows': (_b, url) => jsonSafe(admin.tableRows(...q(url))),
       'GET /tables/history': (_b, url) => jsonSafe(admin.ingestionHistory(...q(url))),
+      'GET /tables/streams': (_b, url) => admin.writeStreams(...q(url)),
+      'POST /streams/expire': (b) => ({
+        expired: admin.expireWriteStream(String((b as { name?: unknown })?.name)),
+      }),
+      'POST /quota/create-write-stream': (b) => {
+        const { limit, windowMs } = (b ?? {}) as { limit?: unknown; windowMs?: unknown };
+        const quota = parseCreateStreamQuota(
+          `${String(limit)}${windowMs === undefined ? '' : `/${String(windowMs)}`}`,
+        );
+        admin.setCreateStreamQuota(quota);
+        return quota;
+      },
     });
   }
   const writers: managedwriter.WriterClient[] = [];

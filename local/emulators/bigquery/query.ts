@@ -1,7 +1,8 @@
 /**
- * Runs the SELECT subset over an embedded SQLite engine: the table's applied rows are loaded into a scratch
- * table, WHERE / ORDER BY / LIMIT are translated (literals and parameters bound, never spliced), and result
- * rows are projected from the stored rows so every type round-trips exactly.
+ * Runs the SELECT subset over an embedded SQLite engine: the table's applied rows (or, for a view, the rows
+ * of the view's own query) are loaded into a scratch table, WHERE / ORDER BY / LIMIT are translated
+ * (literals and parameters bound, never spliced), and result rows are projected from the stored rows so
+ * every type round-trips exactly.
  */
 import Database from 'better-sqlite3';
 import { parseTimestamp } from '../../../shared/domain/timestamp';
@@ -39,10 +40,19 @@ function toSql(v: Value): SqlValue {
   return JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? x.toString() : x));
 }
 
+/** What a query reads: a table's applied rows or a view's result. */
+interface Source {
+  fields: Field[];
+  rows: Row[];
+}
+
+/** Views may query views; deeper than this is a cycle or a mistake. */
+const MAX_VIEW_DEPTH = 16;
+
 const COMPARISON = new Set(['=', '!=', '<>', '<', '<=', '>', '>=', '(', ')', ',', '-']);
 const KEYWORDS = new Set(['AND', 'OR', 'NOT', 'IS', 'NULL', 'IN', 'LIKE', 'BETWEEN']);
 
-function column(table: Table, name: string): Field {
+function column(table: Source, name: string): Field {
   if (name === CHANGE_TYPE || name === CHANGE_SEQUENCE_NUMBER || !findField(table.fields, name)) {
     throw invalidQuery(`Unrecognized name: ${name} at [1:1]`);
   }
@@ -68,7 +78,7 @@ function paramValue(p: QueryParameter | undefined, name: string): SqlValue {
 }
 
 /** Translates WHERE tokens to SQLite with bound values. */
-function translateWhere(table: Table, tokens: Token[], params: QueryParameter[], binds: SqlValue[]): string {
+function translateWhere(table: Source, tokens: Token[], params: QueryParameter[], binds: SqlValue[]): string {
   const out: string[] = [];
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i]!;
@@ -108,12 +118,33 @@ function translateWhere(table: Table, tokens: Token[], params: QueryParameter[],
   return out.join(' ');
 }
 
-function resultFields(table: Table, q: SelectQuery): Field[] {
+function resultFields(table: Source, q: SelectQuery): Field[] {
+  let unnamed = 0;
   return q.items.flatMap((item): Field[] => {
     if (item.kind === 'star') return table.fields;
-    if (item.kind === 'count') return [{ name: item.alias ?? 'f0_', type: 'INT64', mode: 'NULLABLE' }];
+    if (item.kind === 'count') {
+      if (item.distinct !== undefined) column(table, item.distinct);
+      return [{ name: item.alias ?? `f${unnamed++}_`, type: 'INT64', mode: 'NULLABLE' }];
+    }
     return [{ ...column(table, item.name), name: item.alias ?? column(table, item.name).name }];
   });
+}
+
+/** The rows a query reads from `table`: its applied rows, or the result of a view's query. */
+function sourceOf(catalog: Catalog, defaultProject: string, table: Table, depth: number): Source {
+  if (!table.view) return { fields: table.fields, rows: table.rows() };
+  if (depth >= MAX_VIEW_DEPTH) throw invalidQuery(`View ${table.ref.tableId} nests views too deeply`);
+  return evaluate(catalog, defaultProject, table.view.query, [], depth + 1);
+}
+
+/** Resolves `[project.]dataset.table` of a query. */
+function resolveTable(catalog: Catalog, defaultProject: string, q: SelectQuery): Table {
+  const path = q.table.length === 2 ? [defaultProject, ...q.table] : q.table;
+  if (path.length !== 3)
+    throw invalidQuery(
+      `Table name "${q.table.join('.')}" missing dataset while no default dataset is set in the request.`,
+    );
+  return catalog.table({ projectId: path[0]!, datasetId: path[1]!, tableId: path[2]! });
 }
 
 /** Runs one query against the catalog. `defaultProject` resolves `dataset.table` references. */
@@ -123,48 +154,70 @@ export function runQuery(
   sql: string,
   params: QueryParameter[] = [],
 ): QueryResult {
+  return evaluate(catalog, defaultProject, sql, params, 0);
+}
+
+function evaluate(
+  catalog: Catalog,
+  defaultProject: string,
+  sql: string,
+  params: QueryParameter[],
+  depth: number,
+): QueryResult {
   const q = parseSelect(sql);
-  const path = q.table.length === 2 ? [defaultProject, ...q.table] : q.table;
-  if (path.length !== 3)
-    throw invalidQuery(
-      `Table name "${q.table.join('.')}" missing dataset while no default dataset is set in the request.`,
-    );
-  const table = catalog.table({ projectId: path[0]!, datasetId: path[1]!, tableId: path[2]! });
-  const hasCount = q.items.some((i) => i.kind === 'count');
-  if (hasCount && q.items.length > 1)
+  const source = sourceOf(catalog, defaultProject, resolveTable(catalog, defaultProject, q), depth);
+  const counts = q.items.filter((i) => i.kind === 'count');
+  if (counts.length > 0 && counts.length < q.items.length)
     throw invalidQuery('SELECT list expression references a column which is neither grouped nor aggregated');
-  const fields = resultFields(table, q);
-  const rows = table.rows();
+  const fields = resultFields(source, q);
   const db = new Database(':memory:');
   try {
-    const cols = table.fields.map((f) => `"${f.name}"`);
-    db.exec(`CREATE TABLE t0 (__i INTEGER, ${cols.join(', ')})`);
-    const insert = db.prepare(`INSERT INTO t0 VALUES (${['?', ...cols.map(() => '?')].join(', ')})`);
-    db.transaction(() => {
-      for (const [i, r] of rows.entries())
-        insert.run(i, ...table.fields.map((f) => toSql(r[f.name] ?? null)));
-    })();
+    loadRows(db, source);
     const binds: SqlValue[] = [];
-    const where = q.where.length > 0 ? ` WHERE ${translateWhere(table, q.where, params, binds)}` : '';
-    const order = q.orderBy.map((o) => `"${column(table, o.column).name}" ${o.desc ? 'DESC' : 'ASC'}`);
+    const where = q.where.length > 0 ? ` WHERE ${translateWhere(source, q.where, params, binds)}` : '';
+    const order = q.orderBy.map((o) => `"${column(source, o.column).name}" ${o.desc ? 'DESC' : 'ASC'}`);
     const tail = `${order.length ? ` ORDER BY ${order.join(', ')}` : ''}${q.limit !== undefined ? ` LIMIT ${q.limit}` : ''}${q.offset !== undefined ? ` OFFSET ${q.offset}` : ''}`;
+    const select =
+      counts.length > 0
+        ? counts
+            .map((c, i) =>
+              c.kind === 'count' && c.distinct !== undefined
+                ? `COUNT(DISTINCT "${column(source, c.distinct).name}") AS n${i}`
+                : `COUNT(*) AS n${i}`,
+            )
+            .join(', ')
+        : '__i';
     let stmt: Database.Statement;
     try {
-      stmt = db
-        .prepare(`SELECT ${hasCount ? 'COUNT(*) AS n' : '__i'} FROM t0${where}${tail}`)
-        .safeIntegers(true);
+      stmt = db.prepare(`SELECT ${select} FROM t0${where}${tail}`).safeIntegers(true);
     } catch (err) {
       throw invalidQuery(`Syntax error: ${(err as Error).message}`);
     }
-    const found = stmt.all(...binds) as Array<{ n?: bigint; __i?: bigint }>;
-    if (hasCount) return { fields, rows: [{ [fields[0]!.name]: found[0]?.n ?? 0n }] };
-    return { fields, rows: found.map((f) => project(rows[Number(f.__i)]!, table, q, fields)) };
+    const found = stmt.all(...binds) as Array<Record<string, bigint>>;
+    if (counts.length > 0) {
+      return {
+        fields,
+        rows: [Object.fromEntries(fields.map((f, i) => [f.name, found[0]?.[`n${i}`] ?? 0n]))],
+      };
+    }
+    return { fields, rows: found.map((f) => project(source.rows[Number(f.__i)]!, source, q, fields)) };
   } finally {
     db.close();
   }
 }
 
-function project(row: Row, table: Table, q: SelectQuery, fields: Field[]): Row {
+/** Loads the source rows into the scratch table `t0`, with their index in `__i`. */
+function loadRows(db: Database.Database, source: Source): void {
+  const cols = source.fields.map((f) => `"${f.name}"`);
+  db.exec(`CREATE TABLE t0 (__i INTEGER${cols.map((c) => `, ${c}`).join('')})`);
+  const insert = db.prepare(`INSERT INTO t0 VALUES (${['?', ...cols.map(() => '?')].join(', ')})`);
+  db.transaction(() => {
+    for (const [i, r] of source.rows.entries())
+      insert.run(i, ...source.fields.map((f) => toSql(r[f.name] ?? null)));
+  })();
+}
+
+function project(row: Row, table: Source, q: SelectQuery, fields: Field[]): Row {
   const out: Row = {};
   let i = 0;
   for (const item of q.items) {

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { ApiError, type Catalog, type Dataset, type Table, type TableRef } from './catalog';
+import { runQuery } from './query';
 import { type Field, normalizeFields, restSchema, toRestFields } from './schema';
 
 const tableBody = z
@@ -21,6 +22,8 @@ const PASS_THROUGH_EXCLUDED = new Set([
   'etag',
   'selfLink',
   'numRows',
+  'view',
+  'type',
 ]);
 
 function extraMetadata(body: Record<string, unknown>): Record<string, unknown> {
@@ -48,7 +51,7 @@ export function datasetResource(ds: Dataset): Record<string, unknown> {
   };
 }
 
-/** Renders a table resource. */
+/** Renders a table resource (a view has `type: VIEW`, its query and no row count). */
 export function tableResource(t: Table): Record<string, unknown> {
   const { projectId, datasetId, tableId } = t.ref;
   return {
@@ -57,13 +60,38 @@ export function tableResource(t: Table): Record<string, unknown> {
     etag: `"${t.schemaVersion}"`,
     tableReference: { projectId, datasetId, tableId },
     schema: { fields: toRestFields(t.fields) },
-    numRows: String(t.rows().length),
+    ...(t.view
+      ? { view: { query: t.view.query, useLegacySql: false } }
+      : { numRows: String(t.rows().length) }),
     creationTime: String(t.creationTimeMs),
     lastModifiedTime: String(Date.now()),
-    type: 'TABLE',
+    type: t.view ? 'VIEW' : 'TABLE',
     location: 'US',
     ...t.metadata,
   };
+}
+
+const viewBody = z.object({
+  query: z.string().min(1, 'view.query must not be empty'),
+  useLegacySql: z.boolean().optional(),
+});
+
+/**
+ * A view's definition, checked as BigQuery checks it at creation: GoogleSQL only (tables.insert defaults
+ * `useLegacySql` to true, so it must say false), and the query must run; its result schema is the view's.
+ */
+function viewOf(catalog: Catalog, projectId: string, raw: unknown): { query: string; fields: Field[] } {
+  const parsed = viewBody.safeParse(raw);
+  if (!parsed.success) throw new ApiError(400, 'invalid', `Invalid view: ${parsed.error.issues[0]?.message}`);
+  if (parsed.data.useLegacySql !== false) {
+    throw new ApiError(
+      400,
+      'invalid',
+      'The emulator supports only GoogleSQL views: set view.useLegacySql to false.',
+    );
+  }
+  const { fields } = runQuery(catalog, projectId, parsed.data.query);
+  return { query: parsed.data.query, fields };
 }
 
 /** datasets.insert */
@@ -88,12 +116,15 @@ export function insertTable(
 ): Record<string, unknown> {
   const parsed = tableBody.safeParse(body);
   if (!parsed.success) throw new ApiError(400, 'invalid', 'Missing required field: tableReference.tableId');
-  const fields = parseFields(parsed.data.schema);
-  checkPrimaryKey(fields, parsed.data as Record<string, unknown>);
+  const record = parsed.data as Record<string, unknown>;
   const ref: TableRef = { projectId, datasetId, tableId: parsed.data.tableReference.tableId };
-  return tableResource(
-    catalog.createTable(ref, fields, extraMetadata(parsed.data as Record<string, unknown>)),
-  );
+  if (record.view !== undefined) {
+    const view = viewOf(catalog, projectId, record.view);
+    return tableResource(catalog.createTable(ref, view.fields, extraMetadata(record), { query: view.query }));
+  }
+  const fields = parseFields(parsed.data.schema);
+  checkPrimaryKey(fields, record);
+  return tableResource(catalog.createTable(ref, fields, extraMetadata(record)));
 }
 
 function checkPrimaryKey(fields: Field[], body: Record<string, unknown>): void {
@@ -115,6 +146,9 @@ function checkPrimaryKey(fields: Field[], body: Record<string, unknown>): void {
 /** tables.patch / tables.update: metadata merge; the schema may only gain NULLABLE or REPEATED columns. */
 export function patchTable(table: Table, body: unknown): Record<string, unknown> {
   const record = (body ?? {}) as Record<string, unknown>;
+  if (table.view && (record.schema !== undefined || record.view !== undefined)) {
+    throw new ApiError(400, 'invalid', 'The emulator cannot change the definition of a view.');
+  }
   if (record.schema !== undefined) {
     const next = parseFields(record.schema);
     checkSchemaEvolution(table.fields, next, '');
@@ -173,7 +207,7 @@ export function listTables(catalog: Catalog, projectId: string, datasetId: strin
       kind: 'bigquery#table',
       id: `${projectId}:${datasetId}.${t.ref.tableId}`,
       tableReference: t.ref,
-      type: 'TABLE',
+      type: t.view ? 'VIEW' : 'TABLE',
       creationTime: String(t.creationTimeMs),
     })),
   };

@@ -37,6 +37,7 @@ function timestampFormat(get: (k: string) => unknown): TimestampFormat {
 
 /** tabledata.list */
 export function listTableData(table: Table, params: URLSearchParams): Record<string, unknown> {
+  if (table.view) throw new ApiError(400, 'invalid', 'Cannot list a table of type VIEW.');
   const rows = table.rows();
   const selected =
     params

@@ -1,5 +1,6 @@
 /**
- * Parser for the SELECT subset the emulator answers: `SELECT *|columns|COUNT(*) FROM table [WHERE …]
+ * Parser for the SELECT subset the emulator answers: `SELECT *|columns|COUNT(*)|COUNT(DISTINCT column), …
+ * FROM table [WHERE …]
  * [ORDER BY …] [LIMIT n [OFFSET m]]`. Anything else is refused with BigQuery's `invalidQuery` error.
  */
 import { ApiError } from './catalog';
@@ -14,7 +15,9 @@ export interface Token {
 /** A parsed query. */
 export interface SelectQuery {
   items: Array<
-    { kind: 'star' } | { kind: 'count'; alias?: string } | { kind: 'column'; name: string; alias?: string }
+    | { kind: 'star' }
+    | { kind: 'count'; alias?: string; distinct?: string }
+    | { kind: 'column'; name: string; alias?: string }
   >;
   table: string[];
   where: Token[];
@@ -111,10 +114,11 @@ function selectItems(c: Cursor): SelectQuery['items'] {
     } else if (isWord(t, 'COUNT')) {
       c.next();
       c.expect('(');
-      c.expect('*');
+      const distinct = c.word('DISTINCT') ? name(c) : undefined;
+      if (distinct === undefined) c.expect('*');
       c.expect(')');
       const a = alias(c);
-      items.push({ kind: 'count', ...(a ? { alias: a } : {}) });
+      items.push({ kind: 'count', ...(a ? { alias: a } : {}), ...(distinct ? { distinct } : {}) });
     } else {
       const n = name(c);
       if (c.peek()?.text === '(') throw invalidQuery(`Function not supported by the emulator: ${n}`);

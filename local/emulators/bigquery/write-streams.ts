@@ -1,11 +1,14 @@
 /**
  * Write streams of the Storage Write API: the `_default` stream of every table plus explicit COMMITTED,
- * PENDING and BUFFERED streams with their offsets, finalization, commit and flush.
+ * PENDING and BUFFERED streams with their offsets, finalization, commit and flush, the CreateWriteStream
+ * quota (a configurable number of creations per sliding window) and the three-day expiry of idle streams
+ * (on request, through the admin handle).
  */
 import { randomUUID } from 'node:crypto';
 import { GrpcCode as Code } from '../../../shared/domain/errors';
 import type { Catalog, Table } from './catalog';
 import { StorageErrorCode } from './protos';
+import { type CreateStreamQuota, CreationQuota, DEFAULT_CREATE_STREAM_QUOTA } from './stream-quota';
 import type { IncomingRow } from './table-state';
 
 /** Explicit stream types. */
@@ -50,23 +53,49 @@ export function nowNs(): bigint {
   return BigInt(Date.now()) * 1_000_000n;
 }
 
+/** What the admin handle shows of an explicit stream. */
+export interface StreamInfo {
+  name: string;
+  type: StreamType;
+  /** Rows appended (the end offset). */
+  rows: number;
+  finalized: boolean;
+  committed: boolean;
+}
+
 /** Registry of explicit streams. */
 export class WriteStreams {
   private streams = new Map<string, WriteStreamState>();
+  readonly quota: CreationQuota;
 
-  constructor(private readonly catalog: Catalog) {}
+  constructor(
+    private readonly catalog: Catalog,
+    quota: CreateStreamQuota = DEFAULT_CREATE_STREAM_QUOTA,
+  ) {
+    this.quota = new CreationQuota(quota);
+  }
 
-  /** The table a stream name or table path points at. */
+  /** The table a stream name or table path points at (views are not writable). */
   tableOf(name: string): Table {
     const table = this.catalog.tableByPath(name);
     if (!table) {
       throw notFound(name, StorageErrorCode.TABLE_NOT_FOUND);
+    }
+    if (table.view) {
+      throw new WriteError(
+        Code.INVALID_ARGUMENT,
+        `Cannot write to a view. Entity: ${name}`,
+        StorageErrorCode.INVALID_STREAM_TYPE,
+        name,
+      );
     }
     return table;
   }
 
   create(parent: string, type: StreamType): WriteStreamState {
     const table = this.tableOf(parent);
+    const refused = this.quota.charge(table.ref.projectId, table.path());
+    if (refused) throw new WriteError(Code.RESOURCE_EXHAUSTED, refused);
     const name = `${table.path()}/streams/${randomUUID().replace(/-/g, '')}`;
     const createTimeNs = nowNs();
     const stream: WriteStreamState = {
@@ -204,6 +233,27 @@ export class WriteStreams {
     if (upTo <= stream.visible) return;
     stream.table.state.ingest(stream.name, stream.rows.slice(stream.visible, upTo));
     stream.visible = upTo;
+  }
+
+  /** The explicit streams of a table, in creation order. */
+  list(table: Table): StreamInfo[] {
+    return [...this.streams.values()]
+      .filter((s) => s.table === table)
+      .map((s) => ({
+        name: s.name,
+        type: s.type,
+        rows: s.rows.length,
+        finalized: s.finalized,
+        committed: s.commitTimeNs !== undefined,
+      }));
+  }
+
+  /**
+   * Forgets a stream as BigQuery does three days after its last append: its committed rows stay in the
+   * table, the name answers NOT_FOUND from then on. False when there was no such stream.
+   */
+  expire(name: string): boolean {
+    return this.streams.delete(name);
   }
 
   /** Forgets the streams of a table (table deleted). */
