@@ -189,7 +189,7 @@ function evaluate(
         : '__i';
     let stmt: Database.Statement;
     try {
-      stmt = db.prepare(`SELECT ${select} FROM t0${where}${tail}`).safeIntegers(true);
+      stmt = db.prepare(`SELECT ${select} FROM ${from(source, q, where)}${tail}`).safeIntegers(true);
     } catch (err) {
       throw invalidQuery(`Syntax error: ${(err as Error).message}`);
     }
@@ -204,6 +204,16 @@ function evaluate(
   } finally {
     db.close();
   }
+}
+
+/** The FROM clause: the scratch table with WHERE applied, numbered and filtered by a QUALIFY clause. */
+function from(source: Source, q: SelectQuery, where: string): string {
+  if (!q.qualify) return `t0${where}`;
+  const { partitionBy, orderBy, op, value } = q.qualify;
+  const partition = partitionBy.map((c) => `"${column(source, c).name}"`).join(', ');
+  const order = orderBy.map((o) => `"${column(source, o.column).name}" ${o.desc ? 'DESC' : 'ASC'}`);
+  const over = `${partition ? `PARTITION BY ${partition}` : ''}${order.length ? ` ORDER BY ${order.join(', ')}` : ''}`;
+  return `(SELECT *, ROW_NUMBER() OVER (${over}) AS __rn FROM t0${where}) WHERE __rn ${op} ${Number(value)}`;
 }
 
 /** Loads the source rows into the scratch table `t0`, with their index in `__i`. */

@@ -22,8 +22,18 @@ export interface SelectQuery {
   table: string[];
   where: Token[];
   orderBy: Array<{ column: string; desc: boolean }>;
+  /** `QUALIFY ROW_NUMBER() OVER (PARTITION BY … ORDER BY …) <op> n`: the dedup pattern of views. */
+  qualify?: Qualify;
   limit?: number;
   offset?: number;
+}
+
+/** The one QUALIFY form the emulator runs: a row number within partitions compared with a constant. */
+export interface Qualify {
+  partitionBy: string[];
+  orderBy: Array<{ column: string; desc: boolean }>;
+  op: '=' | '<' | '<=';
+  value: number;
 }
 
 const TOKEN =
@@ -149,6 +159,30 @@ function orderBy(c: Cursor): SelectQuery['orderBy'] {
   return out;
 }
 
+function qualify(c: Cursor): Qualify {
+  if (!c.word('ROW_NUMBER'))
+    throw invalidQuery('The emulator supports only QUALIFY ROW_NUMBER() OVER (…) = n');
+  c.expect('(');
+  c.expect(')');
+  if (!c.word('OVER')) throw invalidQuery('Syntax error: Expected keyword OVER');
+  c.expect('(');
+  const partitionBy: string[] = [];
+  if (c.word('PARTITION')) {
+    if (!c.word('BY')) throw invalidQuery('Syntax error: Expected keyword BY');
+    do partitionBy.push(name(c));
+    while (c.peek()?.text === ',' && c.next());
+  }
+  let order: Qualify['orderBy'] = [];
+  if (c.word('ORDER')) {
+    if (!c.word('BY')) throw invalidQuery('Syntax error: Expected keyword BY');
+    order = orderBy(c);
+  }
+  c.expect(')');
+  const op = c.next();
+  if (op.text !== '=' && op.text !== '<' && op.text !== '<=') throw unexpected(op);
+  return { partitionBy, orderBy: order, op: op.text, value: integer(c) };
+}
+
 function integer(c: Cursor): number {
   const t = c.next();
   if (t.kind !== 'number' || !/^\d+$/.test(t.text)) throw unexpected(t);
@@ -168,7 +202,8 @@ export function parseSelect(sql: string): SelectQuery {
   const items = selectItems(c);
   if (!c.word('FROM')) throw invalidQuery('Syntax error: Expected keyword FROM');
   const query: SelectQuery = { items, table: tablePath(c), where: [], orderBy: [] };
-  if (c.word('WHERE')) query.where = c.until('ORDER', 'LIMIT', 'GROUP', 'HAVING');
+  if (c.word('WHERE')) query.where = c.until('ORDER', 'LIMIT', 'GROUP', 'HAVING', 'QUALIFY');
+  if (c.word('QUALIFY')) query.qualify = qualify(c);
   if (c.word('ORDER')) {
     if (!c.word('BY')) throw invalidQuery('Syntax error: Expected keyword BY');
     query.orderBy = orderBy(c);

@@ -92,6 +92,27 @@ test('a view is stored as VIEW with its result schema and queried over the live 
   expect(ok(throughNested)).toEqual([{ n: 1 }]);
 });
 
+test('a dedup view with QUALIFY ROW_NUMBER() keeps one row per key', async () => {
+  const [created, all, counted] = await bigQueryCalls(emu, [
+    {
+      op: 'createTable',
+      dataset: DS,
+      table: 'dedup',
+      options: {
+        view: {
+          query: `SELECT * FROM \`${emu.projectId}.${DS}.history\` WHERE TRUE QUALIFY ROW_NUMBER() OVER (PARTITION BY change_id ORDER BY n) = 1`,
+          useLegacySql: false,
+        },
+      },
+    },
+    { op: 'query', query: `SELECT change_id FROM ${DS}.dedup ORDER BY change_id` },
+    { op: 'query', query: `SELECT COUNT(*) AS n FROM ${DS}.dedup LIMIT 1` },
+  ]);
+  ok(created);
+  expect(ok(all)).toEqual([{ change_id: 'a' }, { change_id: 'b' }, { change_id: 'c' }]);
+  expect(ok(counted)).toEqual([{ n: 3 }]);
+});
+
 test('views BigQuery would refuse are refused at creation', async () => {
   const [legacy, badColumn, missingTable] = await bigQueryCalls(emu, [
     {
