@@ -72,7 +72,11 @@ export interface LocalStack {
   /** Resolves true once the watermark is at or past `target`, false after `timeoutMs`. */
   waitForCatchUp(target: Timestamp, timeoutMs: number): Promise<boolean>;
   /** Compares every configured BigQuery table with Spanner (history against `journal` when given). */
-  verify(journal?: CommittedMod[]): Promise<VerifyResult>;
+  /**
+   * Compares BigQuery with Spanner; `journalComplete` says the journal holds every change the stream
+   * carried, so each history table must hold exactly its mods (see the verifier).
+   */
+  verify(journal?: CommittedMod[], options?: { journalComplete?: boolean }): Promise<VerifyResult>;
   /** Stops ticking, the functions, the client and the emulators. */
   stop(): Promise<void>;
 }
@@ -196,6 +200,8 @@ interface Parts {
 
 function assemble(p: Parts, ready: ReadyInfo): LocalStack {
   let ticker: { stop: boolean; done: Promise<void> } | null = null;
+  // The verifier's counting queries go through the official client, as a user's SQL would.
+  const bigquery = p.emulators.bigquery.bigquery();
   const stack: LocalStack = {
     ...p,
     ready,
@@ -236,13 +242,16 @@ function assemble(p: Parts, ready: ReadyInfo): LocalStack {
       }
       return false;
     },
-    verify: (journal) =>
+    verify: (journal, options = {}) =>
       verify({
         database: p.database,
         tables: p.schema.tables,
         dataset: LOCAL.dataset,
+        project: LOCAL.projectId,
         bigqueryRows: (d, t) => p.emulators.bigquery.admin.tableRows(d, t) as Array<Record<string, unknown>>,
+        bigqueryQuery: async (sql) => (await bigquery.query({ query: sql }))[0],
         journal,
+        ...options,
       }),
     async stop() {
       await stack.stopTicking();

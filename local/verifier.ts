@@ -1,7 +1,9 @@
 /**
  * "BigQuery equals Spanner": every replica table row for row against a strong read of its source table,
- * and every mod the workload committed present in the history table. Returns a diff rather than throwing,
- * so the CLI prints it and the end-to-end suite asserts on it.
+ * every mod the workload committed present in the history table, and each exactly once: `COUNT(*)` equals
+ * `COUNT(DISTINCT change_id)` in every raw history table, and — when the journal holds every change the
+ * stream carried — equals the number of mods committed. Returns a diff rather than throwing, so the CLI
+ * prints it and the end-to-end suite asserts on it.
  */
 import type { Database } from '@google-cloud/spanner';
 import { canonicalJson, canonicalValue } from './canonical';
@@ -36,7 +38,14 @@ export interface HistoryReport {
   source: string;
   history: string;
   expectedMods: number;
+  /** `COUNT(*)` of the raw table, backfill snapshot rows included. */
   historyRows: number;
+  /** `COUNT(DISTINCT change_id)` of the raw table. */
+  distinctChangeIds: number;
+  /** Rows written twice: `COUNT(*) − COUNT(DISTINCT change_id)`. */
+  duplicates: number;
+  /** Rows from the change stream (not backfill snapshot rows); must equal `expectedMods` when the journal is complete. */
+  streamRows: number;
   missing: { count: number; examples: string[] };
   error?: string;
 }
@@ -48,14 +57,26 @@ export interface VerifyResult {
   histories: HistoryReport[];
 }
 
+/** A SQL query through the official BigQuery client, its rows as the client returns them. */
+export type BigQueryQuery = (sql: string) => Promise<Array<Record<string, unknown>>>;
+
 /** What the verifier reads. */
 export interface VerifyInput {
   database: Database;
   tables: DemoTable[];
   dataset: string;
   bigqueryRows: BigQueryRows;
+  /** Counts history rows with SQL; without it they are counted from `bigqueryRows`. */
+  bigqueryQuery?: BigQueryQuery;
+  /** BigQuery project of the dataset (for the queries' table names). */
+  project?: string;
   /** Mods committed by the workload; history tables are checked against them (none: not checked). */
   journal?: CommittedMod[];
+  /**
+   * The journal holds every change the stream carried (nothing was written by hand or before it starts):
+   * the stream rows of each history table must then be exactly its mods, no more.
+   */
+  journalComplete?: boolean;
   /** Examples kept per kind of difference (default 10). */
   limit?: number;
 }
@@ -153,12 +174,31 @@ export function modIdentity(
   return `${table} ${modType} ${commit} ${canonicalJson(k)}`;
 }
 
-function verifyHistory(
+/** `COUNT(*)` and `COUNT(DISTINCT change_id)` of a history table, all rows and stream rows only. */
+async function historyCounts(input: VerifyInput, history: string, rows: Array<Record<string, unknown>>) {
+  const ids = (list: Array<Record<string, unknown>>) => new Set(list.map((r) => String(r.change_id))).size;
+  if (!input.bigqueryQuery) {
+    const stream = rows.filter((r) => r.mod_type !== 'SNAPSHOT');
+    return { all: rows.length, distinct: ids(rows), stream: stream.length };
+  }
+  const table = `\`${input.project ? `${input.project}.` : ''}${input.dataset}.${history}\``;
+  const count = async (where: string) =>
+    (
+      await input.bigqueryQuery!(
+        `SELECT COUNT(*) AS n, COUNT(DISTINCT change_id) AS ids FROM ${table}${where}`,
+      )
+    )[0] ?? {};
+  const all = await count('');
+  const stream = await count(" WHERE mod_type != 'SNAPSHOT'");
+  return { all: Number(all.n ?? 0), distinct: Number(all.ids ?? 0), stream: Number(stream.n ?? 0) };
+}
+
+async function verifyHistory(
   input: VerifyInput,
   table: DemoTable,
   history: string,
   journal: CommittedMod[],
-): HistoryReport {
+): Promise<HistoryReport> {
   const limit = input.limit ?? 10;
   const expected = journal.filter((m) => m.table === table.name);
   const report: HistoryReport = {
@@ -166,16 +206,23 @@ function verifyHistory(
     history,
     expectedMods: expected.length,
     historyRows: 0,
+    distinctChangeIds: 0,
+    duplicates: 0,
+    streamRows: 0,
     missing: { count: 0, examples: [] },
   };
   const seen = new Set<string>();
   try {
     const rows = input.bigqueryRows(input.dataset, history);
-    report.historyRows = rows.length;
     for (const r of rows) {
       const keys = JSON.parse(String(r.keys)) as Record<string, unknown>;
       seen.add(modIdentity(String(r.table_name), keys, String(r.mod_type), String(r.commit_timestamp_ns)));
     }
+    const counts = await historyCounts(input, history, rows);
+    report.historyRows = counts.all;
+    report.distinctChangeIds = counts.distinct;
+    report.duplicates = counts.all - counts.distinct;
+    report.streamRows = counts.stream;
   } catch (err) {
     report.error = `cannot read ${input.dataset}.${history}: ${(err as Error).message}`;
   }
@@ -188,18 +235,24 @@ function verifyHistory(
   return report;
 }
 
+/** A history table is exact: nothing missing, nothing twice, and (complete journal) nothing else. */
+function historyExact(h: HistoryReport, journalComplete: boolean): boolean {
+  if (h.error || h.missing.count > 0 || h.duplicates !== 0) return false;
+  return !journalComplete || h.streamRows === h.expectedMods;
+}
+
 /** Compares every configured BigQuery table with Spanner. */
 export async function verify(input: VerifyInput): Promise<VerifyResult> {
   const replicas: ReplicaReport[] = [];
   const histories: HistoryReport[] = [];
   for (const t of input.tables) {
     if (t.replica) replicas.push(await verifyReplica(input, t, t.replica));
-    if (t.history && input.journal) histories.push(verifyHistory(input, t, t.history, input.journal));
+    if (t.history && input.journal) histories.push(await verifyHistory(input, t, t.history, input.journal));
   }
   const clean = (r: { error?: string; missing: { count: number } }) => !r.error && r.missing.count === 0;
   const equal =
     replicas.every((r) => clean(r) && r.extra.count === 0 && r.different.count === 0) &&
-    histories.every(clean);
+    histories.every((h) => historyExact(h, input.journalComplete ?? false));
   return { equal, replicas, histories };
 }
 
@@ -222,8 +275,9 @@ export function formatVerdict(result: VerifyResult): string {
   }
   for (const h of result.histories) {
     lines.push(
-      `  ${h.source} → ${h.history}: ${h.expectedMods} mods committed, ${h.historyRows} history rows; ` +
-        `missing ${h.missing.count}${h.error ? `; ${h.error}` : ''}`,
+      `  ${h.source} → ${h.history}: ${h.expectedMods} mods committed; history COUNT(*) ${h.historyRows}, ` +
+        `COUNT(DISTINCT change_id) ${h.distinctChangeIds}, stream rows ${h.streamRows}; ` +
+        `missing ${h.missing.count}, written twice ${h.duplicates}${h.error ? `; ${h.error}` : ''}`,
     );
     for (const m of h.missing.examples.slice(0, 3)) lines.push(`    missing mod ${m}`);
   }

@@ -9,6 +9,7 @@ import { SluiceError } from '../domain/errors';
 import {
   entriesFromChildPartitions,
   finishPartition,
+  type HistoryCursors,
   markReady,
   type PartitionEnd,
   type PartitionEntry,
@@ -27,6 +28,8 @@ export async function endPartition(
     pipeline: string;
     holder: string;
     records: number;
+    /** The history cursors as of the end (recorded with the finished entry). */
+    history?: HistoryCursors;
   },
   entry: PartitionEntry,
   end: PartitionEnd,
@@ -41,7 +44,13 @@ export async function endPartition(
   const children = entriesFromChildPartitions(record, entry.epoch);
   for (const child of children) await ledger.createPartition(child);
   const out = await ledger.updatePartition(entry.epoch, entry.id, (e, writer) =>
-    finishPartition(e, { holder, end, writer, records: args.records }),
+    finishPartition(e, {
+      holder,
+      end,
+      writer,
+      records: args.records,
+      ...(args.history ? { history: args.history } : {}),
+    }),
   );
   if (out.kind !== 'written' && out.kind !== 'unchanged') {
     throw new SluiceError(

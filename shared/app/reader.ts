@@ -4,13 +4,12 @@
  * they acknowledged, then release and chain the next window — or, at a child-partitions record, finish the
  * partition and enqueue its ready children. The outcome says which HTTP status Cloud Tasks should get.
  */
-import { httpStatusFor, SluiceError } from '../domain/errors';
+import { SluiceError } from '../domain/errors';
 import {
   acquireLease,
   advancePosition,
   type Boundary,
   checkpointQuiet,
-  failPartition,
   type PartitionEntry,
   planWindow,
   releaseLease,
@@ -27,6 +26,7 @@ import type { TaskQueue } from '../ports/task-queue';
 import { type LedgerStore, newWriterToken, type Versioned } from './ledger-store';
 import { endPartition } from './partition-end';
 import { startQuietWindow } from './quiet-window';
+import { noop, recordTaskFailure, type TaskOutcome } from './reader-failure';
 import { enqueueReaderTask, type ReaderTask } from './reader-task';
 import { type AppSettings, epochMillis, type Runtime } from './settings';
 import { runWindow, type WindowResult } from './window-run';
@@ -41,14 +41,7 @@ export interface ReaderPorts {
   history: HistorySink;
 }
 
-/** What a task came to, and the HTTP status to answer Cloud Tasks with. */
-export interface TaskOutcome {
-  status: number;
-  outcome: 'window' | 'finished' | 'noop' | 'failed' | 'retry';
-  detail: string;
-}
-
-const noop = (detail: string): TaskOutcome => ({ status: 200, outcome: 'noop', detail });
+export type { TaskOutcome };
 
 /** Task key of the window after a quiet one that wrote nothing: unique per window, as the writer is unchanged. */
 function quietTaskKey(entry: PartitionEntry, at: Timestamp): string {
@@ -92,7 +85,11 @@ export class Reader {
       return await this.runLeased(leased, holder, log);
     } catch (err) {
       if (!leased && leaseFree) leased = await this.leaseToRecord(err, task, holder);
-      return this.fail(err, task, holder, leased, log);
+      return recordTaskFailure(
+        { ledger: this.ports.ledger, now: this.runtime.now() },
+        { err, task, holder, leased },
+        log,
+      );
     }
   }
 
@@ -230,7 +227,7 @@ export class Reader {
     log: Logger,
     started?: { window: Window; source: ChangeSource },
   ): Promise<TaskOutcome> {
-    const { ledger, queue, catalog, replica, history } = this.ports;
+    const { ledger, catalog, replica, history } = this.ports;
     const config = this.settings.config;
     const source = started?.source ?? this.ports.source;
     const window = started ? started.window : this.plan(entry);
@@ -249,6 +246,22 @@ export class Reader {
       holder,
     };
     const result = await runWindow(ctx, entry, window);
+    try {
+      return await this.afterWindow(result, window, holder, wlog);
+    } finally {
+      result.streams.release();
+    }
+  }
+
+  /** Records the window's outcome: the partition finished (children enqueued), or released and chained. */
+  private async afterWindow(
+    result: WindowResult,
+    window: Window,
+    holder: string,
+    wlog: Logger,
+  ): Promise<TaskOutcome> {
+    const { ledger, queue } = this.ports;
+    const config = this.settings.config;
     const end = result.progress.end;
     wlog.info('reader.window', {
       records: result.progress.records,
@@ -265,8 +278,10 @@ export class Reader {
         pipeline: config.pipeline,
         holder,
         records: result.uncounted,
+        history: result.history,
       };
       const children = await endPartition(args, result.entry, end);
+      await result.streams.finalizeAll();
       wlog.info('partition.finished', {
         end: formatTimestamp(end.at),
         children: end.children.length,
@@ -298,6 +313,7 @@ export class Reader {
           boundary: result.acked,
           writer,
           records: result.uncounted,
+          history: result.history,
         });
         if (!moved.ok) return moved;
         next = moved.entry;
@@ -339,46 +355,5 @@ export class Reader {
       key,
       notBeforeMs === undefined ? {} : { notBeforeMs },
     );
-  }
-
-  /** Maps a failure to an outcome: retryable → 503/429 (lease released), permanent → recorded, 200. */
-  private async fail(
-    err: unknown,
-    task: ReaderTask,
-    holder: string,
-    leased: PartitionEntry | undefined,
-    log: Logger,
-  ): Promise<TaskOutcome> {
-    const e = SluiceError.from(err, `partition ${task.partition}`);
-    const at = this.runtime.now();
-    const error = { kind: e.kind, message: e.message, at };
-    if (e.kind === 'conflict') {
-      log.warn('task.conflict', { reason: e.message });
-      return noop(e.message);
-    }
-    log.error('task.failed', e, { retryable: e.kind === 'retryable' });
-    if (!leased) {
-      // Nothing is held (the ledger itself failed, or the body names nothing we can record on).
-      return {
-        status: httpStatusFor(e.kind, { rateLimited: e.rateLimited }),
-        outcome: e.kind === 'retryable' ? 'retry' : 'failed',
-        detail: e.message,
-      };
-    }
-    const permanent = e.kind !== 'retryable';
-    await this.ports.ledger
-      .updatePartition(task.epoch, task.partition, (entry, writer) =>
-        permanent
-          ? failPartition(entry, { holder, error, writer })
-          : releaseLease(entry, { holder, writer, error }),
-      )
-      .catch((recordErr: unknown) => log.error('task.record-failed', recordErr));
-    return permanent
-      ? { status: 200, outcome: 'failed', detail: e.message }
-      : {
-          status: httpStatusFor('retryable', { rateLimited: e.rateLimited }),
-          outcome: 'retry',
-          detail: e.message,
-        };
   }
 }

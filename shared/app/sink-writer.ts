@@ -1,13 +1,14 @@
 /**
- * Writes a batch of data-change records — every record of each of its commit timestamps — to the configured
- * sinks: replica changes built per (table, key, timestamp) with the full row resolved by a read at exactly the
- * commit timestamp where the stream does not carry it, and one history row per mod. Resolves only once every
- * sink acknowledged, which is what lets the caller advance the position (DESIGN §4.1).
+ * What a batch of data-change records — every record of each of its commit timestamps — becomes in the sinks:
+ * replica changes built per (table, key, timestamp) with the full row resolved by a read at exactly the
+ * commit timestamp where the stream does not carry it, and one history row per mod, per history table in
+ * canonical order (appended exactly once by the window, ADR-1601). Writes resolve only once acknowledged,
+ * which is what lets the caller advance the position.
  */
 
 import type { DataChangeRecord } from '../domain/change-record';
 import type { PipelineConfig } from '../domain/config';
-import { historyRows } from '../domain/history-rows';
+import { type HistoryRow, historyRowsByDestination } from '../domain/history-rows';
 import type { Logger } from '../domain/log';
 import {
   buildReplicaChanges,
@@ -41,40 +42,39 @@ async function resolve(
   return { ...common, kind: 'delete', row: mapColumns(change.table, change.key, columnTypes, issues) };
 }
 
-/** Writes one batch; returns how many replica and history rows were written. */
-export async function writeBatch(
-  ports: SinkPorts,
+/** Writes the replica changes of a batch (every record of each of its commit timestamps); returns the rows. */
+export async function writeReplica(
+  ports: Pick<SinkPorts, 'replica' | 'catalog'>,
   config: PipelineConfig,
   records: DataChangeRecord[],
-  batchKey: string,
   log: Logger,
-): Promise<{ replicaRows: number; historyRows: number }> {
+): Promise<number> {
   const byTable = new Map<string, DataChangeRecord[]>();
   for (const r of records) {
     const list = byTable.get(r.tableName);
     if (list) list.push(r);
     else byTable.set(r.tableName, [r]);
   }
-  let replicaRows = 0;
-  let historyCount = 0;
+  let written = 0;
   for (const [table, recs] of byTable) {
-    const targets = config.tables[table];
     // The stream may watch more tables than are replicated: those changes are not wanted.
-    if (!targets) continue;
-    if (targets.replica) {
-      const { changes, issues } = buildReplicaChanges(recs);
-      const rows: Array<ReplicaUpsert | ReplicaDelete> = [];
-      for (const c of changes) rows.push(await resolve(ports.catalog, c, issues));
-      await ports.replica.write(targets.replica, rows);
-      replicaRows += rows.length;
-      if (issues.length > 0)
-        log.warn('replica.value-issues', { table, count: issues.length, first: issues.slice(0, 5) });
-    }
-    if (targets.history) {
-      const rows = recs.flatMap(historyRows);
-      await ports.history.append(targets.history, rows, `${batchKey}/${table}`);
-      historyCount += rows.length;
-    }
+    const destination = config.tables[table]?.replica;
+    if (!destination) continue;
+    const { changes, issues } = buildReplicaChanges(recs);
+    const rows: Array<ReplicaUpsert | ReplicaDelete> = [];
+    for (const c of changes) rows.push(await resolve(ports.catalog, c, issues));
+    await ports.replica.write(destination, rows);
+    written += rows.length;
+    if (issues.length > 0)
+      log.warn('replica.value-issues', { table, count: issues.length, first: issues.slice(0, 5) });
   }
-  return { replicaRows, historyRows: historyCount };
+  return written;
+}
+
+/** The history rows of a batch per history table, in canonical order (`records` must be in it). */
+export function historyBatches(
+  config: PipelineConfig,
+  records: DataChangeRecord[],
+): Map<string, HistoryRow[]> {
+  return historyRowsByDestination(records, (table) => config.tables[table]?.history);
 }

@@ -2,30 +2,36 @@
  * Reading one window of one partition under a lease: stream the records, fold them with `observe`, flush every
  * closed timestamp to the sinks about every `flush.intervalMs`, and checkpoint the acknowledged boundary into
  * the ledger (renewing the lease) about every `flush.checkpointMs`. Only whole timestamps are flushed, so the
- * position always sits on a boundary and a reader killed at any point resumes exactly after it.
+ * position always sits on a boundary and a reader killed at any point resumes exactly after it. History rows
+ * go out in canonical order at the partition's history cursors, which are checkpointed with the position, so
+ * a window re-read after any failure appends each row at the offset it had before (ADR-1601).
  */
 
 import type { DataChangeRecord } from '../domain/change-record';
 import type { PipelineConfig } from '../domain/config';
 import { SluiceError } from '../domain/errors';
+import { canonicalOrder, type HistoryRow } from '../domain/history-rows';
 import {
   advancePosition,
   type Boundary,
   boundaryOf,
   completeWindow,
+  type HistoryCursors,
   observe,
   type PartitionEntry,
+  recordHistoryCursors,
   renewLease,
   startWindow,
   type Window,
   type WindowProgress,
-  windowId,
 } from '../domain/ledger';
 import { diffMillis, type Timestamp } from '../domain/timestamp';
 import type { ChangeSource } from '../ports/change-source';
+import { StreamUnusableError } from './history-append';
+import { HistoryStreams } from './history-streams';
 import type { LedgerStore } from './ledger-store';
 import type { Runtime } from './settings';
-import { type SinkPorts, writeBatch } from './sink-writer';
+import { historyBatches, type SinkPorts, writeReplica } from './sink-writer';
 
 /** Flush early when this many records are buffered, whatever the interval. */
 const MAX_BUFFERED_RECORDS = 5_000;
@@ -35,6 +41,10 @@ export interface WindowResult {
   progress: WindowProgress;
   entry: PartitionEntry;
   acked: Boundary | null;
+  /** The history cursors that belong to `acked` (record them with it). */
+  history: HistoryCursors;
+  /** The partition's history streams (finalize them when the partition ended; release them in any case). */
+  streams: HistoryStreams;
   /** Records acknowledged but not yet counted in the ledger. */
   uncounted: number;
   rows: number;
@@ -45,9 +55,11 @@ class WindowRun {
   progress: WindowProgress;
   pending: DataChangeRecord[] = [];
   acked: Boundary | null = null;
+  /** The history cursors as of `acked`. */
+  ackedHistory: HistoryCursors;
+  readonly streams: HistoryStreams;
   uncounted = 0;
   rows = 0;
-  flushes = 0;
   lastFlush: Timestamp;
   lastCheckpoint: Timestamp;
 
@@ -59,6 +71,13 @@ class WindowRun {
     this.progress = startWindow(window);
     this.lastFlush = ctx.runtime.now();
     this.lastCheckpoint = this.lastFlush;
+    const { config, runtime, sinks } = ctx;
+    const policy = { maxAgeMs: config.history.streamMaxAgeMs, maxRows: config.history.streamMaxRows };
+    this.streams = new HistoryStreams(
+      { sink: sinks.history, policy, now: runtime.now, log: runtime.log },
+      entry.history,
+    );
+    this.ackedHistory = entry.history;
   }
 
   /** Writes every buffered record of a closed timestamp, then remembers the boundary as acknowledged. */
@@ -69,24 +88,55 @@ class WindowRun {
     const closed = this.pending.filter((r) => r.commitTimestamp <= boundary.at);
     if (closed.length > 0) {
       this.pending = this.pending.slice(closed.length);
-      const key = `${windowId(this.window)}/${this.flushes++}`;
-      const out = await writeBatch(this.ctx.sinks, this.ctx.config, closed, key, this.ctx.runtime.log);
-      this.rows += out.replicaRows + out.historyRows;
+      await this.write(canonicalOrder(closed));
       this.uncounted += closed.length;
     }
     this.acked = boundary;
+    this.ackedHistory = this.streams.current;
   }
 
-  /** Records the acknowledged boundary in the ledger and renews the lease (one compare-and-swap write). */
-  async checkpoint(): Promise<void> {
+  /**
+   * One batch to the sinks. A history stream created or replaced is recorded in the ledger (at the boundary
+   * acknowledged so far) before a row goes to it; a stream BigQuery refuses is replaced and the batch's
+   * history appended again from the cursors it started with — rows that got in are found there and skipped.
+   */
+  private async write(records: DataChangeRecord[]): Promise<void> {
+    const { ctx, streams } = this;
+    const history = historyBatches(ctx.config, records);
+    if (await streams.prepare(history.keys())) await this.checkpoint(streams.current);
+    this.rows += await writeReplica(ctx.sinks, ctx.config, records, ctx.runtime.log);
+    const before = streams.current;
+    try {
+      await this.appendHistory(history);
+    } catch (err) {
+      if (!(err instanceof StreamUnusableError)) throw err;
+      streams.restore(before);
+      await streams.replace(err.destination, err.reason);
+      await this.checkpoint(streams.current);
+      await this.appendHistory(history);
+    }
+  }
+
+  private async appendHistory(history: Map<string, HistoryRow[]>): Promise<void> {
+    for (const [destination, rows] of history) {
+      await this.streams.append(destination, rows);
+      this.rows += rows.length;
+    }
+  }
+
+  /**
+   * Records the acknowledged boundary and the history cursors that belong to it in the ledger, and renews the
+   * lease (one compare-and-swap write).
+   */
+  async checkpoint(history: HistoryCursors = this.ackedHistory): Promise<void> {
     this.lastCheckpoint = this.ctx.runtime.now();
     const { holder, config, ledger } = this.ctx;
     const acked = this.acked;
     const records = this.uncounted;
     const out = await ledger.updatePartition(this.entry.epoch, this.entry.id, (e, writer) => {
       const moved = acked
-        ? advancePosition(e, { holder, boundary: acked, writer, records })
-        : { ok: true as const, entry: e };
+        ? advancePosition(e, { holder, boundary: acked, writer, records, history })
+        : recordHistoryCursors(e, { holder, writer, history });
       if (!moved.ok) return moved;
       return renewLease(moved.entry, {
         holder,
@@ -123,6 +173,16 @@ export async function runWindow(
   window: Window,
 ): Promise<WindowResult> {
   const run = new WindowRun(ctx, entry, window);
+  try {
+    return await readAll(ctx, run);
+  } catch (err) {
+    run.streams.release();
+    throw err;
+  }
+}
+
+async function readAll(ctx: WindowContext, run: WindowRun): Promise<WindowResult> {
+  const { entry, window } = run;
   const query = {
     partitionToken: entry.token,
     from: window.from,
@@ -149,6 +209,8 @@ export async function runWindow(
     progress: run.progress,
     entry: run.entry,
     acked: run.acked,
+    history: run.ackedHistory,
+    streams: run.streams,
     uncounted: run.uncounted,
     rows: run.rows,
   };

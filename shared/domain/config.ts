@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { SluiceError } from './errors';
 import { parseTimestamp, type Timestamp } from './timestamp';
-import { issuePath, millis } from './zod-helpers';
+import { issuePath, millis, wholeNumber } from './zod-helpers';
 
 /** A required string matching `pattern`; a missing one says so rather than "expected string". */
 function required(pattern: RegExp, rule: string) {
@@ -90,6 +90,13 @@ export const configSchema = z
         checkpointMs: millis(1_000, 300_000, 5_000),
       })
       .prefault({}),
+    /** History write streams live for many windows; these bounds rotate them deliberately (ADR-1601). */
+    history: z
+      .strictObject({
+        streamMaxAgeMs: millis(60_000, 7 * 24 * 3_600_000, 24 * 3_600_000),
+        streamMaxRows: wholeNumber(1_000, 1_000_000_000_000, 100_000_000),
+      })
+      .prefault({}),
     heartbeatMs: millis(1_000, 300_000, 10_000),
     leaseMs: millis(10_000, 35 * 60_000, 35 * 60_000),
     startAt: startAt.prefault('latest'),
@@ -151,6 +158,8 @@ export const ENV_VARIABLES: Record<string, string> = {
   'window.longPollMs': 'SLUICE_WINDOW_LONG_POLL_MS',
   'flush.intervalMs': 'SLUICE_FLUSH_INTERVAL_MS',
   'flush.checkpointMs': 'SLUICE_CHECKPOINT_INTERVAL_MS',
+  'history.streamMaxAgeMs': 'SLUICE_HISTORY_STREAM_MAX_AGE_MS',
+  'history.streamMaxRows': 'SLUICE_HISTORY_STREAM_MAX_ROWS',
   heartbeatMs: 'SLUICE_HEARTBEAT_MS',
   leaseMs: 'SLUICE_LEASE_MS',
   startAt: 'SLUICE_START_AT',

@@ -16,7 +16,10 @@ export interface HistoryRow {
   server_transaction_id: string;
   record_sequence: string;
   mod_index: string;
-  /** Identity: `<server_transaction_id>/<record_sequence>/<mod_index>`, unique per mod. */
+  /**
+   * Identity: `<server_transaction_id>/<record_sequence>/<mod_index>`, unique per mod (ADR-1602); backfill
+   * rows: `snapshot/<job>/<T ns>/<table>/<key>`.
+   */
   change_id: string;
   table_name: string;
   mod_type: string;
@@ -34,6 +37,56 @@ export interface HistoryRow {
 /** Identity of a mod, stable across re-deliveries. The record sequence is normalised (leading zeros dropped). */
 export function changeId(serverTransactionId: string, recordSequence: string, modIndex: number): string {
   return `${serverTransactionId}/${BigInt(recordSequence)}/${modIndex}`;
+}
+
+/**
+ * Records in the order their history rows are appended: commit timestamp, then server transaction id, then
+ * record sequence (numerically). A record delivered twice (same timestamp, transaction and sequence) is kept
+ * once. The order is a function of the records alone, not of how they arrived or were batched, so the rows
+ * after a position are the same sequence however a window is re-read and flushed (ADR-1601).
+ */
+export function canonicalOrder(records: readonly DataChangeRecord[]): DataChangeRecord[] {
+  const keyed = records.map((r) => ({ r, seq: BigInt(r.recordSequence) }));
+  keyed.sort((a, b) => {
+    if (a.r.commitTimestamp !== b.r.commitTimestamp)
+      return a.r.commitTimestamp < b.r.commitTimestamp ? -1 : 1;
+    if (a.r.serverTransactionId !== b.r.serverTransactionId)
+      return a.r.serverTransactionId < b.r.serverTransactionId ? -1 : 1;
+    return a.seq < b.seq ? -1 : a.seq > b.seq ? 1 : 0;
+  });
+  const out: DataChangeRecord[] = [];
+  for (let i = 0; i < keyed.length; i++) {
+    const { r, seq } = keyed[i]!;
+    const prev = keyed[i - 1];
+    const repeat =
+      prev !== undefined &&
+      prev.r.commitTimestamp === r.commitTimestamp &&
+      prev.r.serverTransactionId === r.serverTransactionId &&
+      prev.seq === seq;
+    if (!repeat) out.push(r);
+  }
+  return out;
+}
+
+/**
+ * History rows per destination table, in canonical record order (`records` must already be in it): one
+ * sequence per history table, whatever source tables feed it. `destinationOf` maps a source table to its
+ * history table (undefined: no history wanted).
+ */
+export function historyRowsByDestination(
+  records: readonly DataChangeRecord[],
+  destinationOf: (sourceTable: string) => string | undefined,
+): Map<string, HistoryRow[]> {
+  const out = new Map<string, HistoryRow[]>();
+  for (const record of records) {
+    const destination = destinationOf(record.tableName);
+    if (destination === undefined) continue;
+    const rows = historyRows(record);
+    const list = out.get(destination);
+    if (list) for (const row of rows) list.push(row);
+    else out.set(destination, rows);
+  }
+  return out;
 }
 
 /** The history rows of one record, one per mod, in mod order. */
@@ -102,17 +155,3 @@ export const HISTORY_TABLE_LAYOUT = {
   timePartitioning: { type: 'DAY', field: 'commit_timestamp' },
   clustering: { fields: ['table_name'] },
 } as const;
-
-/**
- * SQL of a view that shows each mod once even if an append was repeated: the rows of one `change_id` are
- * identical, so any one of them is kept.
- */
-export function historyDedupViewSql(project: string, dataset: string, table: string): string {
-  for (const part of [project, dataset, table]) {
-    if (!/^[A-Za-z0-9_.-]+$/.test(part)) throw new Error(`invalid BigQuery name ${JSON.stringify(part)}`);
-  }
-  return (
-    `SELECT * FROM \`${project}.${dataset}.${table}\` ` +
-    'WHERE TRUE QUALIFY ROW_NUMBER() OVER (PARTITION BY change_id ORDER BY commit_timestamp) = 1'
-  );
-}

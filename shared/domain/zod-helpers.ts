@@ -43,3 +43,14 @@ export function millis(min: number, max: number, fallback: number) {
     )
     .default(fallback);
 }
+
+/** A whole number in `[min, max]`, given as a number or a decimal string, with a default. */
+export function wholeNumber(min: number, max: number, fallback: number) {
+  const rule = `must be a whole number from ${min} to ${max}`;
+  return z
+    .preprocess(
+      (v) => (typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v),
+      z.number({ error: rule }).int(rule).min(min, rule).max(max, rule),
+    )
+    .default(fallback);
+}

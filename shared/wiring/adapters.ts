@@ -40,6 +40,9 @@ export function createAdapters(
     }),
     replica: new BigQueryReplicaSink(sinkClients, sinkSettings),
     history: new BigQueryHistorySink(sinkClients, sinkSettings),
-    completeness: new BigQueryCompletenessSink(sinkClients, sinkSettings),
+    completeness: new BigQueryCompletenessSink(sinkClients, {
+      ...sinkSettings,
+      log: (event, fields) => log.notice(event, fields),
+    }),
   };
 }

@@ -9,7 +9,7 @@ import type { HistoryRow } from '../../shared/domain/history-rows';
 import type { TableSchema } from '../../shared/domain/information-schema';
 import type { ReplicaDelete, ReplicaUpsert } from '../../shared/domain/replica-rows';
 import type { ChangeQuery, ChangeSource } from '../../shared/ports/change-source';
-import type { HistorySink, ReplicaSink } from '../../shared/ports/sinks';
+import type { HistorySink, HistoryStream, ReplicaSink } from '../../shared/ports/sinks';
 
 /** Rows the sinks acknowledged. */
 export interface Counts {
@@ -41,9 +41,25 @@ export class CountingHistory implements HistorySink {
   ensureTable(destination: string): Promise<void> {
     return this.inner.ensureTable(destination);
   }
-  async append(destination: string, rows: HistoryRow[], batchKey: string): Promise<void> {
-    await this.inner.append(destination, rows, batchKey);
-    this.counts.history += rows.length;
+  tableSchema(destination: string): Promise<string> {
+    return this.inner.tableSchema(destination);
+  }
+  createStream(destination: string, type: 'committed' | 'pending'): Promise<HistoryStream> {
+    return this.inner.createStream(destination, type);
+  }
+  async appendAt(destination: string, stream: string, offset: number, rows: HistoryRow[]) {
+    const out = await this.inner.appendAt(destination, stream, offset, rows);
+    if (out.kind === 'appended') this.counts.history += rows.length;
+    return out;
+  }
+  finalizeStream(destination: string, stream: string): Promise<number | null> {
+    return this.inner.finalizeStream(destination, stream);
+  }
+  commitStream(destination: string, stream: string): Promise<'committed' | 'gone'> {
+    return this.inner.commitStream(destination, stream);
+  }
+  releaseStreams(streams: string[]): void {
+    this.inner.releaseStreams(streams);
   }
 }
 

@@ -5,6 +5,7 @@
  * each side replaced by the in-process adapters (`shared/adapters/memory/`) to show where the time goes, and
  * the reader's memory peak during the large window is sampled.
  */
+import type { BigQueryHistorySink } from '../../shared/adapters/bigquery/history-sink';
 import { MemoryObjectStore } from '../../shared/adapters/memory/object-store';
 import {
   MemoryCompletenessSink,
@@ -23,6 +24,7 @@ import { assembleApp } from '../../shared/wiring/app';
 import { type Clients, createClients } from '../../shared/wiring/clients';
 import { pipelineAdapters, type SourceAndSinks } from '../../shared/wiring/pipeline-adapters';
 import type { DeploymentSettings } from '../../shared/wiring/settings';
+import { AtLeastOnceHistory } from './at-least-once-history';
 import { startChildEmulator } from './child-emulator';
 import { CountingHistory, CountingReplica, type Counts, RecordingSource } from './reader-ports';
 import { memorySampler } from './stats';
@@ -185,6 +187,11 @@ export async function readerThroughput(o: ThroughputOptions): Promise<Throughput
       deployment,
       createLogger(() => undefined, {}, 'ERROR'),
     );
+    const atLeastOnce = new AtLeastOnceHistory(
+      { bigquery: clients.bigquery, writer: clients.writer },
+      { projectId: PROJECT, dataset: 'bench' },
+      real.history as BigQueryHistorySink,
+    );
     const recording = new RecordingSource(real.source);
     const runs: ThroughputRun[] = [];
     // The first run records the window for the in-process source (and warms the clients up).
@@ -194,6 +201,12 @@ export async function readerThroughput(o: ThroughputOptions): Promise<Throughput
       const memorySinks = () => ({ replica: new MemoryReplicaSink(), history: new MemoryHistorySink() });
       const variants: Variant[] = [
         { name: 'emulators', source: real.source, replica: real.replica, history: real.history },
+        {
+          name: 'emulators, at-least-once history',
+          source: real.source,
+          replica: real.replica,
+          history: atLeastOnce,
+        },
         { name: 'spanner → memory sinks', source: real.source, ...memorySinks() },
         { name: 'memory → bigquery', source: memorySource, replica: real.replica, history: real.history },
         { name: 'memory → memory', source: memorySource, ...memorySinks() },

@@ -4,8 +4,8 @@ import {
   MemoryHistorySink,
   MemoryReplicaSink,
 } from '../../shared/adapters/memory/sinks';
-import { historyRows } from '../../shared/domain/history-rows';
 import { formatTimestamp } from '../../shared/domain/timestamp';
+import { historyContract } from './history-sink.contract';
 import {
   at,
   changesOf,
@@ -33,7 +33,6 @@ function harness(): SinkHarness & { replica: MemoryReplicaSink; history: MemoryH
       const t = replica.table(d);
       return t && { fields: t.fields.map((f) => f.name), primaryKey: t.primaryKey };
     },
-    historyChangeIds: async (d) => history.rawRows(d).map((r) => r.change_id),
     completenessRows: async () =>
       completeness.rows().map((r) => ({
         source_table: r.sourceTable,
@@ -44,6 +43,16 @@ function harness(): SinkHarness & { replica: MemoryReplicaSink; history: MemoryH
 }
 
 sinkContract('in-memory', async () => harness());
+
+historyContract('in-memory', async () => {
+  const history = new MemoryHistorySink();
+  return {
+    history,
+    chunked: history.withRequests(4),
+    rowsPerRequest: 4,
+    changeIds: async (d) => history.rawRows(d).map((r) => r.change_id),
+  };
+});
 
 describe('in-memory sinks', () => {
   it('rejects a write with an injected error and applies the re-sent batch', async () => {
@@ -66,15 +75,18 @@ describe('in-memory sinks', () => {
     await expect(new MemoryReplicaSink().write('nope', [])).rejects.toMatchObject({ code: 5 });
   });
 
-  it('shows the dedup view: one row per change_id', async () => {
-    const h = harness();
-    await h.history.ensureTable('h');
-    const rows = [{ keys: { SingerId: '1' }, newValues: {}, oldValues: {} }];
-    const r = record({ ts: at(1), modType: 'DELETE', mods: rows });
-    await h.history.append('h', historyRows(r), 'k');
-    await h.history.append('h', historyRows(r), 'k');
-    expect(h.history.rawRows('h')).toHaveLength(2);
-    expect(h.history.dedupRows('h')).toHaveLength(1);
-    expect(h.history.batches).toEqual(['k', 'k']);
+  it('models the CreateWriteStream quota, lost acknowledgements and expired streams', async () => {
+    const history = new MemoryHistorySink({ createQuota: 1 });
+    await history.ensureTable('h');
+    const s = await history.createStream('h', 'committed');
+    await expect(history.createStream('h', 'committed')).rejects.toMatchObject({ code: 8 });
+    const rows = [1, 2].map((i) => ({ change_id: `c${i}` }) as never);
+    history.failNextAppend(Object.assign(new Error('unavailable'), { code: 14 }), { applied: true });
+    await expect(history.appendAt('h', s.name, 0, rows)).rejects.toMatchObject({ code: 14 });
+    expect(history.rawRows('h')).toHaveLength(2); // acknowledged by "BigQuery", lost on the way back
+    expect(await history.appendAt('h', s.name, 0, rows)).toEqual({ kind: 'already-exists', offset: 0 });
+    history.expire(s.name);
+    expect(await history.appendAt('h', s.name, 2, rows)).toMatchObject({ kind: 'unusable', reason: 'gone' });
+    expect(history.rawRows('h')).toHaveLength(2);
   });
 });

@@ -107,5 +107,7 @@ it('runs a backfill through the queue, retrying a crashed partition, and reports
     rowsWritten: 20,
   });
   expect(h.replica.rows('orders')).toHaveLength(20);
-  expect(h.history.deduplicated()).toHaveLength(20);
+  // Some attempts failed and were retried: the history still holds each snapshot row once.
+  expect(h.history.rows).toHaveLength(20);
+  expect(new Set(h.history.rows.map((r) => r.change_id)).size).toBe(20);
 });

@@ -1,8 +1,9 @@
 /**
  * The end-to-end fault suite, one test per fault family, on a fresh local stack each: a seeded workload with
  * partition churn runs while the family's faults strike; afterwards the pipeline must catch up, every replica
- * must equal Spanner and no committed mod may be missing from history. A failing run prints its seed;
- * `SLUICE_E2E_SEED=<seed>` replays it.
+ * must equal Spanner and every raw history table must hold each committed mod exactly once
+ * (`COUNT(*) = COUNT(DISTINCT change_id) = mods committed`). The mixed run (faults-mixed.test.ts) has every
+ * family strike in both dialects. A failing run prints its seed; `SLUICE_E2E_SEED=<seed>` replays it.
  */
 process.env.METADATA_SERVER_DETECTION = 'none';
 
@@ -10,7 +11,9 @@ import { racingBackfill } from './support/backfill';
 import {
   bigqueryFaults,
   concurrentTicks,
+  killAfterAck,
   readerKills,
+  slowReader,
   spannerFaults,
   storageFaults,
   taskFaults,
@@ -96,6 +99,40 @@ describe('end-to-end faults', () => {
         plan: bigqueryFaults(),
       });
       expect(run.fired.bigquery).toBeGreaterThan(0);
+    },
+    BOUND,
+  );
+
+  it(
+    'reader killed after BigQuery acknowledged, before the ledger moved (PostgreSQL)',
+    async () => {
+      const run = await runScenario({
+        name: 'reader killed after BigQuery acknowledged, before the ledger moved (PostgreSQL)',
+        file: __filename,
+        dialect: 'POSTGRESQL',
+        plan: killAfterAck(),
+        catchUpMs: 30_000,
+      });
+      expect(run.log.some((l) => l.startsWith('killed after BigQuery acknowledged'))).toBe(true);
+      // The successor re-read the window and found its rows written.
+      expect(run.events.get('history.rows-already-written') ?? 0).toBeGreaterThan(0);
+    },
+    BOUND,
+  );
+
+  it(
+    'a reader slower than its lease, taken over and carrying on',
+    async () => {
+      const run = await runScenario({
+        name: 'a reader slower than its lease, taken over and carrying on',
+        file: __filename,
+        plan: slowReader(),
+        catchUpMs: 30_000,
+      });
+      expect(run.log.some((l) => l.startsWith('slow reader'))).toBe(true);
+      expect(run.fired.bigquery).toBeGreaterThan(0);
+      // The slow reader lost its lease: its next ledger write was refused.
+      expect(run.events.get('task.conflict') ?? 0).toBeGreaterThan(0);
     },
     BOUND,
   );

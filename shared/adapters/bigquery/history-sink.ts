@@ -1,81 +1,182 @@
 /**
- * The history sink on BigQuery: an append-only table partitioned by commit timestamp and clustered by
- * table name, written on the `_default` stream, with a view that shows each mod once (ADR-501).
+ * The history sink on BigQuery: an append-only table partitioned by commit timestamp and clustered by table
+ * name, written on explicit write streams at offsets the application keeps in its ledger, so the raw table
+ * holds each mod exactly once (ADR-1601). No dedup view: the table itself is the one to query.
  */
-import {
-  HISTORY_TABLE_FIELDS,
-  HISTORY_TABLE_LAYOUT,
-  type HistoryRow,
-  historyDedupViewSql,
-} from '../../domain/history-rows';
-import type { HistorySink } from '../../ports/sinks';
-import { type AppendLimits, DEFAULT_APPEND_LIMITS, DefaultStreamWriters } from './default-stream';
+import { createHash } from 'node:crypto';
+import { managedwriter, protos } from '@google-cloud/bigquery-storage';
+import { SluiceError } from '../../domain/errors';
+import { HISTORY_TABLE_FIELDS, HISTORY_TABLE_LAYOUT, type HistoryRow } from '../../domain/history-rows';
+import { fromSecondsAndNanos } from '../../domain/timestamp';
+import type { HistorySink, HistoryStream, OffsetAppendResult } from '../../ports/sinks';
+import { type AppendLimits, DEFAULT_APPEND_LIMITS } from './default-stream';
+import { ExplicitStreamWriters } from './explicit-streams';
 import type { SinkClients } from './replica-sink';
-import { createTable, type DatasetRef, readFields, tablePath } from './table-admin';
+import { addFields, createTable, type DatasetRef, missingFields, readFields, tablePath } from './table-admin';
+
+type TableSchema = protos.google.cloud.bigquery.storage.v1.ITableSchema;
+type TableFieldSchema = protos.google.cloud.bigquery.storage.v1.ITableFieldSchema;
 
 /** Options of {@link BigQueryHistorySink}. */
 export interface HistorySinkOptions extends DatasetRef {
   limits?: Partial<AppendLimits>;
+  /**
+   * How long a table schema read is trusted before it is read again (default one minute): a column added
+   * to the table shows within this, so streams of the older schema are replaced.
+   */
+  schemaTtlMs?: number;
 }
 
-/** Name of the dedup view of a history table. */
-export function historyDedupViewName(destination: string): string {
-  return `${destination}_dedup`;
-}
-
+const NOT_FOUND = 5;
+const DEADLINE_EXCEEDED = 4;
+const UNAVAILABLE = 14;
 /**
- * {@link HistorySink} on BigQuery. Appends are at least once: a batch re-sent after BigQuery acknowledged it
- * (the reader died before the ledger moved) is written again, and the dedup view removes the copies by
- * `change_id` (ADR-501 says why no per-batch stream is used).
+ * CreateWriteStream without retrying RESOURCE_EXHAUSTED: the generated client retries it for up to ten
+ * minutes, which would hold a reader past its task deadline; the reader answers 429 instead and Cloud Tasks
+ * backs off.
  */
+const CREATE_RETRY = { retry: { retryCodes: [DEADLINE_EXCEEDED, UNAVAILABLE] } } as never;
+
+function fieldText(f: TableFieldSchema): string {
+  const nested = (f.fields ?? []).map(fieldText).join(',');
+  return `${f.name}:${String(f.type)}:${String(f.mode ?? 'NULLABLE')}${nested ? `(${nested})` : ''}`;
+}
+
+/** A short fingerprint of a Storage Write table schema (names, types, modes, in order). */
+export function schemaFingerprint(schema: TableSchema): string {
+  const text = (schema.fields ?? []).map(fieldText).join(',');
+  return createHash('sha256').update(text).digest('hex').slice(0, 16);
+}
+
+/** {@link HistorySink} on BigQuery. */
 export class BigQueryHistorySink implements HistorySink {
   private readonly ensured = new Set<string>();
-  private readonly writers: DefaultStreamWriters;
+  /** The table schema per table path, as last read or announced, with when (ms). */
+  private readonly schemas = new Map<string, { schema: TableSchema; at: number }>();
+  private readonly writers: ExplicitStreamWriters;
 
   constructor(
     private readonly clients: SinkClients,
     private readonly options: HistorySinkOptions,
   ) {
-    this.writers = new DefaultStreamWriters(clients.writer, false, {
-      ...DEFAULT_APPEND_LIMITS,
-      ...options.limits,
-    });
+    this.writers = new ExplicitStreamWriters(
+      clients.writer,
+      {
+        schemaOf: (path) => this.schemaOf(path),
+        schemaUpdated: (path, schema) => this.schemas.set(path, { schema, at: Date.now() }),
+      },
+      { ...DEFAULT_APPEND_LIMITS, ...options.limits },
+    );
   }
 
   async ensureTable(destination: string): Promise<void> {
     if (this.ensured.has(destination)) return;
-    const dataset = this.clients.bigquery.dataset(this.options.dataset, {
-      projectId: this.options.projectId,
-    });
-    if ((await readFields(dataset.table(destination))) === undefined) {
+    const table = this.clients.bigquery
+      .dataset(this.options.dataset, { projectId: this.options.projectId })
+      .table(destination);
+    const fields = await readFields(table);
+    if (fields === undefined) {
       await createTable(this.clients.bigquery, this.options, destination, {
         schema: { fields: HISTORY_TABLE_FIELDS.map((f) => ({ ...f })) },
         timePartitioning: { ...HISTORY_TABLE_LAYOUT.timePartitioning },
         clustering: { fields: [...HISTORY_TABLE_LAYOUT.clustering.fields] },
       });
+    } else {
+      // A table made by an older version gains the columns this one writes.
+      await addFields(table, fields, missingFields(fields, HISTORY_TABLE_FIELDS, destination));
     }
-    const view = historyDedupViewName(destination);
-    if ((await readFields(dataset.table(view))) === undefined) {
-      await createTable(this.clients.bigquery, this.options, view, {
-        view: {
-          query: historyDedupViewSql(this.options.projectId, this.options.dataset, destination),
-          useLegacySql: false,
-        },
-      });
-    }
+    this.schemas.delete(this.path(destination));
     this.ensured.add(destination);
   }
 
-  /** `batchKey` is not needed: the rows carry their identity (`change_id`) and the view deduplicates. */
-  async append(destination: string, rows: HistoryRow[], _batchKey: string): Promise<void> {
-    await this.writers.append(
-      tablePath(this.options, destination),
-      rows.map((r) => ({ ...r })),
+  async tableSchema(destination: string): Promise<string> {
+    return schemaFingerprint(await this.schemaOf(this.path(destination)));
+  }
+
+  async createStream(destination: string, type: 'committed' | 'pending'): Promise<HistoryStream> {
+    const path = this.path(destination);
+    const stream = await this.clients.writer.createWriteStreamFullResponse(
+      {
+        streamType: type === 'committed' ? managedwriter.CommittedStream : managedwriter.PendingStream,
+        destinationTable: path,
+      },
+      CREATE_RETRY,
     );
+    if (!stream.name) throw new SluiceError('retryable', `CreateWriteStream on ${path} returned no name`);
+    // The fingerprint comes from the same read `tableSchema` makes (not the creation answer), so the two can
+    // only differ when the table's schema really changed: a difference in how the two answers render one
+    // schema must never make every flush replace its stream.
+    this.schemas.delete(path);
+    const created = stream.createTime;
+    return {
+      name: stream.name,
+      createdAt: fromSecondsAndNanos(String(created?.seconds ?? 0), Number(created?.nanos ?? 0)),
+      schema: await this.tableSchema(destination),
+    };
+  }
+
+  appendAt(
+    destination: string,
+    stream: string,
+    offset: number,
+    rows: HistoryRow[],
+  ): Promise<OffsetAppendResult> {
+    return this.writers.appendAt(this.path(destination), stream, offset, rows as never);
+  }
+
+  async finalizeStream(_destination: string, stream: string): Promise<number | null> {
+    await this.writers.close(stream);
+    try {
+      const response = await this.clients.writer.finalizeWriteStream({ name: stream });
+      return Number(response.rowCount ?? 0);
+    } catch (err) {
+      if ((err as { code?: unknown }).code === NOT_FOUND) return null;
+      throw err;
+    }
+  }
+
+  // One stream per call: a batch commit is all or none, and one committed before would fail the rest.
+  async commitStream(destination: string, stream: string): Promise<'committed' | 'gone'> {
+    const response = await this.clients.writer.batchCommitWriteStream({
+      parent: this.path(destination),
+      writeStreams: [stream],
+    });
+    const errors = response.streamErrors ?? [];
+    const code = (e: (typeof errors)[number]) => String(e.code);
+    if (errors.some((e) => code(e) === 'STREAM_NOT_FOUND')) return 'gone';
+    const failed = errors.filter((e) => code(e) !== 'STREAM_ALREADY_COMMITTED');
+    if (failed.length > 0) {
+      const what = failed.map((e) => `${code(e)}: ${e.errorMessage ?? ''}`).join('; ');
+      throw new SluiceError('retryable', `committing history stream ${stream} failed: ${what}`);
+    }
+    if (!response.commitTime && errors.length === 0) {
+      throw new SluiceError('retryable', `committing history stream ${stream} returned no commit time`);
+    }
+    return 'committed';
+  }
+
+  releaseStreams(streams: string[]): void {
+    for (const stream of streams) void this.writers.close(stream);
   }
 
   /** Closes the Storage Write connections. */
   close(): void {
-    this.writers.close();
+    void this.writers.closeAll();
+  }
+
+  private path(destination: string): string {
+    return tablePath(this.options, destination);
+  }
+
+  private async schemaOf(path: string): Promise<TableSchema> {
+    const cached = this.schemas.get(path);
+    if (cached && Date.now() - cached.at < (this.options.schemaTtlMs ?? 60_000)) return cached.schema;
+    const stream = await this.clients.writer.getWriteStream({
+      streamId: `${path}/streams/_default`,
+      view: protos.google.cloud.bigquery.storage.v1.WriteStreamView.FULL,
+    });
+    const schema = stream.tableSchema ?? {};
+    this.schemas.set(path, { schema, at: Date.now() });
+    return schema;
   }
 }

@@ -1,17 +1,16 @@
 /**
  * In-memory sinks with BigQuery's semantics, for unit tests: the replica keeps, per primary key, the change
  * with the highest `_CHANGE_SEQUENCE_NUMBER` (ties go to the later write; deletes are remembered, so an older
- * late upsert loses); history keeps every row and offers the dedup view's result; completeness is keyed by
- * source table.
+ * late upsert loses); history (in its own module) models write streams and offsets; completeness is keyed by
+ * (source table, destination table).
  */
 import { type BigQueryField, replicaTableSchema } from '../../domain/bigquery-schema';
 import { compareChangeSequenceNumbers } from '../../domain/cdc-sequence';
-import type { HistoryRow } from '../../domain/history-rows';
 import type { TableSchema } from '../../domain/information-schema';
 import type { ReplicaDelete, ReplicaUpsert } from '../../domain/replica-rows';
 import type { Timestamp } from '../../domain/timestamp';
 import type { WriterValue } from '../../domain/value-mapping';
-import type { CompletenessSink, HistorySink, ReplicaSink } from '../../ports/sinks';
+import type { CompletenessSink, ReplicaSink } from '../../ports/sinks';
 import { replicatedColumns } from '../bigquery/replicated-columns';
 
 type Row = Record<string, WriterValue>;
@@ -102,41 +101,7 @@ export class MemoryReplicaSink implements ReplicaSink {
   }
 }
 
-/** In-memory {@link HistorySink}: keeps every appended row, as BigQuery's raw table would. */
-export class MemoryHistorySink implements HistorySink {
-  private readonly tables = new Map<string, HistoryRow[]>();
-  private readonly faults = new Faults();
-  /** Batch keys of every append, in order. */
-  readonly batches: string[] = [];
-
-  async ensureTable(destination: string): Promise<void> {
-    if (!this.tables.has(destination)) this.tables.set(destination, []);
-  }
-
-  async append(destination: string, rows: HistoryRow[], batchKey: string): Promise<void> {
-    this.faults.check();
-    const table = this.tables.get(destination);
-    if (!table) throw Object.assign(new Error(`table ${destination} not found`), { code: 5 });
-    this.batches.push(batchKey);
-    table.push(...rows.map((r) => ({ ...r })));
-  }
-
-  /** The next append rejects with `error`. */
-  failNextAppend(error: unknown): void {
-    this.faults.failNext(error);
-  }
-
-  /** Every row of the raw table, duplicates included. */
-  rawRows(destination: string): HistoryRow[] {
-    return [...(this.tables.get(destination) ?? [])];
-  }
-
-  /** What the dedup view shows: one row per `change_id` (the earliest written). */
-  dedupRows(destination: string): HistoryRow[] {
-    const seen = new Set<string>();
-    return this.rawRows(destination).filter((r) => !seen.has(r.change_id) && seen.add(r.change_id));
-  }
-}
+export { MemoryHistorySink } from './history-sink';
 
 /** One row of the completeness table. */
 export interface CompletenessRecord {
@@ -145,19 +110,25 @@ export interface CompletenessRecord {
   watermark: Timestamp;
 }
 
-/** In-memory {@link CompletenessSink}: the highest watermark per source table (a late older one loses). */
+/**
+ * In-memory {@link CompletenessSink}: the highest watermark per (source table, destination table) — the
+ * replica and the history of one source table are two rows — a late older one loses.
+ */
 export class MemoryCompletenessSink implements CompletenessSink {
   private readonly entries = new Map<string, CompletenessRecord>();
 
   async record(entries: CompletenessRecord[]): Promise<void> {
     for (const e of entries) {
-      const current = this.entries.get(e.sourceTable);
-      if (!current || current.watermark <= e.watermark) this.entries.set(e.sourceTable, { ...e });
+      const key = JSON.stringify([e.sourceTable, e.destination]);
+      const current = this.entries.get(key);
+      if (!current || current.watermark <= e.watermark) this.entries.set(key, { ...e });
     }
   }
 
-  /** The rows, by source table. */
+  /** The rows, by source table then destination. */
   rows(): CompletenessRecord[] {
-    return [...this.entries.values()].sort((a, b) => a.sourceTable.localeCompare(b.sourceTable));
+    return [...this.entries.values()].sort(
+      (a, b) => a.sourceTable.localeCompare(b.sourceTable) || a.destination.localeCompare(b.destination),
+    );
   }
 }

@@ -7,10 +7,12 @@ import { randomUUID } from 'node:crypto';
 import {
   type BackfillJob,
   DONE_ROWS_KEY,
+  decodeHistoryClaim,
   decodeJob,
   decodePartition,
   encodeJob,
   encodePartition,
+  type HistoryClaim,
   type JobPartition,
   jobObjects,
 } from '../../domain/backfill/job';
@@ -132,6 +134,39 @@ export class JobStore {
       },
     );
     return outcome.ok;
+  }
+
+  /**
+   * Claims `claim.stream` as the one history stream of the partition (create-only). Returns the claim that
+   * holds: this one, or the one another delivery of the task made first.
+   */
+  async claimHistory(id: string, index: number, claim: HistoryClaim, at: Timestamp): Promise<HistoryClaim> {
+    const name = jobObjects.historyClaim(this.pipeline, id, index);
+    const outcome = await this.store.write(name, Buffer.from(JSON.stringify(claim)), {
+      ifGeneration: 0,
+      contentType: 'application/json',
+      customTime: customTimeOf(at),
+      writerToken: randomUUID(),
+    });
+    if (outcome.ok) return claim;
+    const held = await this.readHistoryClaim(id, index);
+    if (!held)
+      throw new SluiceError('retryable', `history claim of backfill ${id} partition ${index} vanished`);
+    return held.claim;
+  }
+
+  /** The partition's history claim with its generation, or undefined. */
+  async readHistoryClaim(
+    id: string,
+    index: number,
+  ): Promise<{ claim: HistoryClaim; generation: string } | undefined> {
+    const object = await this.store.read(jobObjects.historyClaim(this.pipeline, id, index));
+    return object && { claim: decodeHistoryClaim(object.data), generation: object.generation };
+  }
+
+  /** Removes a claim whose stream BigQuery no longer knows (the partition is then read again). */
+  async dropHistoryClaim(id: string, index: number, generation: string): Promise<void> {
+    await this.store.delete(jobObjects.historyClaim(this.pipeline, id, index), generation);
   }
 
   /** Done markers of a job (names and metadata, from listings only). */

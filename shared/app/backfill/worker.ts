@@ -1,8 +1,8 @@
 /**
  * The partition worker (called by Cloud Tasks): rejoin the job's batch transaction, read one partition,
  * write replica UPSERTs at (T, 0, 0) and, when asked, history snapshot rows, then record the partition done
- * with a create-only marker. A failed attempt is retried whole: every write it repeats is idempotent
- * (highest sequence wins in the replica; identical batch keys and row identities in the history).
+ * with a create-only marker. A failed attempt is retried whole: the replica is idempotent (highest sequence
+ * wins), and the history goes to a PENDING stream that only the one claimed attempt commits (ADR-1601).
  */
 import type { BackfillJob, JobPartition, JobTable, PartitionTask } from '../../domain/backfill/job';
 import { snapshotHistoryRow, snapshotUpsert } from '../../domain/backfill/rows';
@@ -13,6 +13,7 @@ import type { HistoryRow } from '../../domain/history-rows';
 import type { ReplicaUpsert } from '../../domain/replica-rows';
 import type { WriterValue } from '../../domain/value-mapping';
 import type { BackfillDeps } from './deps';
+import { commitClaimed, PendingHistory } from './history';
 import { JobStore } from './job-store';
 import { finishPlanning } from './resume';
 
@@ -30,13 +31,15 @@ class Batches {
   private history: HistoryRow[] = [];
   private batch = 0;
   rows = 0;
+  readonly pending: PendingHistory | undefined;
 
   constructor(
     private readonly deps: BackfillDeps,
     private readonly job: BackfillJob,
     private readonly table: JobTable,
-    private readonly partition: number,
-  ) {}
+  ) {
+    this.pending = table.history ? new PendingHistory(deps, table.history) : undefined;
+  }
 
   get size(): number {
     return this.upserts.length + this.history.length;
@@ -51,13 +54,10 @@ class Batches {
     this.rows++;
   }
 
-  /** Writes the pending rows; the history batch key is deterministic (same partition, same batch number). */
+  /** Writes the buffered rows: replica upserts, and history rows to the attempt's pending stream. */
   async flush(): Promise<void> {
     if (this.upserts.length > 0) await this.deps.replica.write(this.table.replica!, this.upserts);
-    if (this.history.length > 0) {
-      const key = `backfill-${this.job.id}-${this.partition}-${this.batch}`;
-      await this.deps.history.append(this.table.history!, this.history, key);
-    }
+    await this.pending?.append(this.history);
     this.upserts = [];
     this.history = [];
     this.batch++;
@@ -68,20 +68,32 @@ class Batches {
   }
 }
 
-/** Reads the partition and writes it; returns false when the job stopped running meanwhile. */
-async function copyPartition(
-  deps: BackfillDeps,
-  jobs: JobStore,
-  job: BackfillJob,
-  partition: JobPartition,
-): Promise<{ rows: number; cancelled: boolean }> {
+/** What one attempt copied: its rows, whether the job stopped meanwhile, and its uncommitted history. */
+interface Copied {
+  rows: number;
+  cancelled: boolean;
+  history: PendingHistory | undefined;
+}
+
+function tableOf(job: BackfillJob, partition: JobPartition): JobTable {
   const table = job.tables.find((t) => t.name === partition.table);
   if (!table)
     throw new SluiceError(
       'permanent',
       `backfill ${job.id}: partition ${partition.index} names unknown table`,
     );
-  const batches = new Batches(deps, job, table, partition.index);
+  return table;
+}
+
+/** Reads the partition and writes it; `cancelled` when the job stopped running meanwhile. */
+async function copyPartition(
+  deps: BackfillDeps,
+  jobs: JobStore,
+  job: BackfillJob,
+  partition: JobPartition,
+): Promise<Copied> {
+  const table = tableOf(job, partition);
+  const batches = new Batches(deps, job, table);
   const limit = deps.batchRows ?? 500;
   for await (const row of deps.snapshots.read(job.snapshot, partition.handle, table.schema)) {
     batches.add(row);
@@ -89,11 +101,39 @@ async function copyPartition(
     await batches.flush();
     if (batches.batchNumber % CANCEL_CHECK_BATCHES === 0) {
       const current = await jobs.read(job.id);
-      if (current?.state !== 'running') return { rows: batches.rows, cancelled: true };
+      if (current?.state !== 'running')
+        return { rows: batches.rows, cancelled: true, history: batches.pending };
     }
   }
   await batches.flush();
-  return { rows: batches.rows, cancelled: false };
+  return { rows: batches.rows, cancelled: false, history: batches.pending };
+}
+
+/**
+ * Makes the attempt's history visible exactly once: finalize its stream, claim it (or find the claim of a
+ * delivery that got there first) and commit the claimed stream.
+ */
+async function commitHistory(
+  deps: BackfillDeps,
+  jobs: JobStore,
+  job: BackfillJob,
+  partition: JobPartition,
+  copied: Copied,
+): Promise<void> {
+  const history = copied.history;
+  if (!history) return;
+  const finalized = await history.finalize();
+  if (finalized) {
+    const claim = { stream: finalized.stream, historyRows: finalized.rows, rows: copied.rows };
+    const held = await jobs.claimHistory(job.id, partition.index, claim, deps.now());
+    if (held.stream !== claim.stream)
+      deps.log.info('backfill.history-duplicate', {
+        job: job.id,
+        partition: partition.index,
+        dropped: claim.stream,
+      });
+    await commitClaimed(deps, jobs, job, partition.index, history.destination);
+  }
 }
 
 /** Marks the job succeeded when every partition has its marker, and releases the snapshot. */
@@ -147,15 +187,27 @@ export async function runPartition(deps: BackfillDeps, task: PartitionTask): Pro
   }
   const partition = await jobs.readPartition(job, task.partition);
   if (!partition) throw new SluiceError('permanent', `backfill ${job.id} has no partition ${task.partition}`);
-  let copied: { rows: number; cancelled: boolean };
+  let copied: Copied;
   try {
-    copied = await copyPartition(deps, jobs, job, partition);
+    const destination = tableOf(job, partition).history;
+    // A delivery that claimed its history stream had copied the whole partition: commit that stream, done.
+    const claimed = destination
+      ? await commitClaimed(deps, jobs, job, partition.index, destination)
+      : { kind: 'none' as const };
+    copied =
+      claimed.kind === 'committed'
+        ? { rows: claimed.rows, cancelled: false, history: undefined }
+        : await copyPartition(deps, jobs, job, partition);
+    if (copied.cancelled) {
+      copied.history?.abandon();
+      return { kind: 'skipped', reason: 'cancelled' };
+    }
+    await commitHistory(deps, jobs, job, partition, copied);
   } catch (err) {
     const error = await classify(deps, job, err);
     if (error.kind === 'retryable') throw error;
     return failJob(deps, jobs, job, error);
   }
-  if (copied.cancelled) return { kind: 'skipped', reason: 'cancelled' };
   await jobs.markDone(job.id, partition.index, copied.rows, deps.now());
   deps.log.info('backfill.partition', {
     job: job.id,

@@ -145,6 +145,29 @@ export function decodePartition(data: Buffer): JobPartition {
   return parseJson('backfill partition', data, partitionSchema);
 }
 
+/**
+ * The one PENDING history stream of a backfill partition (ADR-1601): written when the stream is complete and
+ * finalized, before it is committed, so every delivery of the task commits the same stream.
+ */
+export interface HistoryClaim {
+  stream: string;
+  /** History rows in the stream. */
+  historyRows: number;
+  /** Snapshot rows of the partition (what its done marker records). */
+  rows: number;
+}
+
+const historyClaimSchema = z.strictObject({
+  stream: z.string().min(1),
+  historyRows: z.number().int().min(0),
+  rows: z.number().int().min(0),
+});
+
+/** Parses a stored history claim. */
+export function decodeHistoryClaim(data: Buffer): HistoryClaim {
+  return parseJson('backfill history claim', data, historyClaimSchema);
+}
+
 /** Object names of a job, under the ledger's pipeline prefix. */
 export const jobObjects = {
   prefix: (pipeline: string) => `${pipeline}/backfills/`,
@@ -154,6 +177,9 @@ export const jobObjects = {
   donePrefix: (pipeline: string, id: string) => `${pipeline}/backfills/${id}/done/`,
   done: (pipeline: string, id: string, index: number) =>
     `${pipeline}/backfills/${id}/done/${String(index).padStart(6, '0')}.json`,
+  /** The history stream a partition's rows were written to, claimed create-only before it is committed. */
+  historyClaim: (pipeline: string, id: string, index: number) =>
+    `${pipeline}/backfills/${id}/history/${String(index).padStart(6, '0')}.json`,
 };
 
 /** Metadata key of a done marker holding the partition's row count. */

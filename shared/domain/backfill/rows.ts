@@ -1,8 +1,8 @@
 /**
  * Snapshot rows → sink rows. Replica: an UPSERT with sequence number (T, 0, 0), so every stream change after
  * T is larger and wins, and every change at or before T is already in the row. History: one row per key
- * with mod type `SNAPSHOT` and identity `snapshot/<T ns>/<table>/<key>` — the same for every re-read of the
- * partition, so a repeated read is a duplicate the dedup view removes, never new data.
+ * with mod type `SNAPSHOT` and identity `snapshot/<job>/<T ns>/<table>/<key>` — unique by construction (one
+ * job reads a key once; two jobs are two snapshots), and written once per partition (ADR-1601).
  */
 import { backfillSequenceNumber } from '../cdc-sequence';
 import type { JsonValue } from '../change-record';
@@ -37,7 +37,7 @@ export function snapshotUpsert(
   };
 }
 
-/** The history row of one snapshot row. `jobId` names the pseudo-transaction for operators. */
+/** The history row of one snapshot row. `jobId` names the pseudo-transaction and is part of the identity. */
 export function snapshotHistoryRow(
   table: string,
   primaryKey: string[],
@@ -55,7 +55,7 @@ export function snapshotHistoryRow(
     server_transaction_id: `backfill-${jobId}`,
     record_sequence: '0',
     mod_index: '0',
-    change_id: `snapshot/${snapshotTimestamp}/${table}/${keys}`,
+    change_id: `snapshot/${jobId}/${snapshotTimestamp}/${table}/${keys}`,
     table_name: table,
     mod_type: SNAPSHOT_MOD_TYPE,
     keys,

@@ -8,11 +8,24 @@ import { SluiceError } from '../errors';
 import { formatTimestamp } from '../timestamp';
 import { describeIssues, timestampString } from '../zod-helpers';
 import { ENTRY_FORMAT, type PartitionEntry, partitionId } from './entry';
+import { sortedCursors } from './history-cursor';
 
 const partitionIdSchema = z.string().regex(/^[0-9a-f]{32}$/, 'must be 32 lowercase hex digits');
 const count = z.number().int().min(0);
 
 const leaseSchema = z.strictObject({ holder: z.string().min(1), expiresAt: timestampString });
+
+const cursorSchema = z.strictObject({
+  stream: z
+    .string()
+    .regex(
+      /^projects\/[^/]+\/datasets\/[^/]+\/tables\/[^/]+\/streams\/[^/]+$/,
+      'must be a write stream name',
+    ),
+  offset: z.number().int().min(-Number.MAX_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER),
+  createdAt: timestampString,
+  schema: z.string().min(1),
+});
 
 const entrySchema = z.strictObject({
   format: z.literal(ENTRY_FORMAT),
@@ -36,6 +49,8 @@ const entrySchema = z.strictObject({
     })
     .nullable(),
   counters: z.strictObject({ leases: count, windows: count, records: count, errors: count }),
+  // Absent in entries written before history cursors existed: no stream yet, which is what they mean.
+  history: z.record(z.string().min(1), cursorSchema).default({}),
   writer: z.string().min(1),
 });
 
@@ -48,6 +63,7 @@ export function ledgerReplacer(_key: string, value: unknown): unknown {
 export function serializeEntry(entry: PartitionEntry): string {
   const ordered: Record<string, unknown> = {};
   for (const key of Object.keys(entrySchema.shape)) ordered[key] = entry[key as keyof PartitionEntry];
+  ordered.history = sortedCursors(entry.history);
   return JSON.stringify(ordered, ledgerReplacer);
 }
 

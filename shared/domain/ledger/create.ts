@@ -46,6 +46,7 @@ export function entriesFromChildPartitions(record: ChildPartitionsRecord, epoch:
       childIds: null,
       lastError: null,
       counters: { leases: 0, windows: 0, records: 0, errors: 0 },
+      history: {},
       writer: CREATE_WRITER,
     });
   }

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import type { ErrorKind } from '../errors';
 import { SluiceError } from '../errors';
 import type { Timestamp } from '../timestamp';
+import type { HistoryCursors } from './history-cursor';
 
 /** Version of the entry format; a reader refuses formats it does not know. */
 export const ENTRY_FORMAT = 1;
@@ -76,6 +77,11 @@ export interface PartitionEntry extends PartitionView {
   childTokens: string[] | null;
   lastError: LastError | null;
   counters: Counters;
+  /**
+   * Per history table, the write stream and offset of the first history row after the position (ADR-1601);
+   * written with the position in one compare-and-swap. Empty until the partition's first history row.
+   */
+  history: HistoryCursors;
 }
 
 /** Why a transition was refused. Every refusal means: re-read, re-decide (usually: nothing to do). */

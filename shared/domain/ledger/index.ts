@@ -5,6 +5,7 @@
 export * from './codec';
 export * from './create';
 export * from './entry';
+export * from './history-cursor';
 export * from './lease';
 export * from './lifecycle';
 export * from './manifest';

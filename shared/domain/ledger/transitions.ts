@@ -6,6 +6,7 @@ import type { ChildPartitionsRecord } from '../change-record';
 import type { ErrorKind } from '../errors';
 import { addNanos, formatTimestamp, maxTimestamp, type Timestamp } from '../timestamp';
 import { type PartitionEntry, partitionId, refuse, type Transition } from './entry';
+import { type HistoryCursors, sameCursors } from './history-cursor';
 import { isHeldBy } from './lease';
 import type { Boundary, PartitionEnd } from './progress';
 
@@ -29,20 +30,47 @@ function refuseBoundary(entry: PartitionEntry, boundary: Boundary): Transition |
 
 /**
  * Moves the position forward to a boundary (invariant 1: call it only after the sinks acknowledged every
- * record up to the boundary). A boundary at the current position changes nothing and returns the same
- * entry object, so the caller can skip the write.
+ * record up to the boundary), with the history cursors that belong to it: `history` says where the first
+ * history row after the boundary goes in each history table, so position and cursors can never disagree.
+ * Nothing changed (same boundary, no records, same cursors) returns the same entry object, so the caller can
+ * skip the write.
  */
 export function advancePosition(
   entry: PartitionEntry,
-  args: { holder: string; boundary: Boundary; writer: string; records?: number },
+  args: { holder: string; boundary: Boundary; writer: string; records?: number; history?: HistoryCursors },
 ): Transition {
   const { boundary } = args;
   if (!isHeldBy(entry, args.holder)) return notHolder(entry, args.holder);
   const refused = refuseBoundary(entry, boundary);
   if (refused) return refused;
-  if (boundary.at === entry.position && !args.records) return { ok: true, entry };
+  const history = args.history ?? entry.history;
+  const sameHistory = sameCursors(history, entry.history);
+  if (boundary.at === entry.position && !args.records && sameHistory) return { ok: true, entry };
   const counters = { ...entry.counters, records: entry.counters.records + (args.records ?? 0) };
-  return { ok: true, entry: { ...entry, position: boundary.at, counters, writer: args.writer } };
+  return {
+    ok: true,
+    entry: {
+      ...entry,
+      position: boundary.at,
+      counters,
+      history: sameHistory ? entry.history : history,
+      writer: args.writer,
+    },
+  };
+}
+
+/**
+ * Records new history cursors without moving the position: a stream was created or replaced before any row
+ * went to it (ADR-1601), and the position it belongs to has not moved yet. Holder only; unchanged cursors
+ * return the same entry.
+ */
+export function recordHistoryCursors(
+  entry: PartitionEntry,
+  args: { holder: string; history: HistoryCursors; writer: string },
+): Transition {
+  if (!isHeldBy(entry, args.holder)) return notHolder(entry, args.holder);
+  if (sameCursors(args.history, entry.history)) return { ok: true, entry };
+  return { ok: true, entry: { ...entry, history: args.history, writer: args.writer } };
 }
 
 /** The end of a partition as a value, from its child-partitions record(s) (all share one start timestamp). */
@@ -61,7 +89,7 @@ export function partitionEndOf(records: ChildPartitionsRecord[]): PartitionEnd |
  */
 export function finishPartition(
   entry: PartitionEntry,
-  args: { holder: string; end: PartitionEnd; writer: string; records?: number },
+  args: { holder: string; end: PartitionEnd; writer: string; records?: number; history?: HistoryCursors },
 ): Transition {
   const { end } = args;
   if (!isHeldBy(entry, args.holder)) return notHolder(entry, args.holder);
@@ -86,6 +114,7 @@ export function finishPartition(
       childTokens,
       childIds: childTokens.map(partitionId),
       counters,
+      history: args.history ?? entry.history,
       writer: args.writer,
     },
   };

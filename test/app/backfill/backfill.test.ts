@@ -117,8 +117,9 @@ describe('partition workers', () => {
       expected.sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1)),
     );
     expect(h.replica.written).toBe(view?.rowsWritten);
-    const history = h.history.deduplicated();
+    const history = h.history.rows;
     expect(history).toHaveLength(7);
+    expect(new Set(history.map((r) => r.change_id)).size).toBe(7);
     expect(
       history.every((r) => r.mod_type === 'SNAPSHOT' && r.commit_timestamp_ns === formatTimestamp(T)),
     ).toBe(true);
@@ -141,7 +142,9 @@ describe('partition workers', () => {
     const view = await getBackfill(h.deps, job.id);
     expect(view).toMatchObject({ state: 'succeeded', rowsWritten: 9 });
     expect(h.replica.rows('orders')).toHaveLength(9);
-    expect(h.history.deduplicated()).toHaveLength(9);
+    // The failed attempt's history never became visible: its pending stream was not committed.
+    expect(h.history.rows).toHaveLength(9);
+    expect(new Set(h.history.rows.map((r) => r.change_id)).size).toBe(9);
   });
 
   it('a sink failure that is retryable answers retry; the re-run completes', async () => {
@@ -169,9 +172,10 @@ describe('partition workers', () => {
     for (const t of tasks.slice(1)) await runPartition(h.deps, t);
     const view = await getBackfill(h.deps, job.id);
     expect(view).toMatchObject({ state: 'succeeded', partitions: { done: 3, total: 3 }, rowsWritten: 6 });
-    // A re-read partition repeats rows with the same identity: duplicates, not new data.
-    expect(h.history.rows.length).toBeGreaterThanOrEqual(6);
-    expect(h.history.deduplicated()).toHaveLength(6);
+    // Two deliveries each wrote a pending stream; only the claimed one was committed.
+    expect(h.history.created.length).toBeGreaterThanOrEqual(3);
+    expect(h.history.rows).toHaveLength(6);
+    expect(new Set(h.history.rows.map((r) => r.change_id)).size).toBe(6);
     expect(h.replica.rows('orders')).toHaveLength(6);
   });
 

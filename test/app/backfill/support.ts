@@ -1,4 +1,6 @@
 /** In-memory fixtures for the backfill use cases: a catalog, CDC-applying sinks, and a wired harness. */
+
+import { MemoryHistorySink } from '../../../shared/adapters/memory/history-sink';
 import { MemoryObjectStore } from '../../../shared/adapters/memory/object-store';
 import { MemorySnapshotSource } from '../../../shared/adapters/memory/snapshot-source';
 import { MemoryTaskQueue } from '../../../shared/adapters/memory/task-queue';
@@ -10,7 +12,7 @@ import { createLogger } from '../../../shared/domain/log';
 import type { ReplicaDelete, ReplicaUpsert } from '../../../shared/domain/replica-rows';
 import { fromNanos, type Timestamp } from '../../../shared/domain/timestamp';
 import type { WriterValue } from '../../../shared/domain/value-mapping';
-import type { HistorySink, ReplicaSink } from '../../../shared/ports/sinks';
+import type { ReplicaSink } from '../../../shared/ports/sinks';
 
 type Row = Record<string, WriterValue>;
 
@@ -51,21 +53,14 @@ export class CdcReplica implements ReplicaSink {
   }
 }
 
-/** An append-only history that records every append, including repeats. */
-export class AppendHistory implements HistorySink {
-  readonly rows: HistoryRow[] = [];
-  readonly batchKeys: string[] = [];
-
-  async ensureTable(): Promise<void> {}
-
-  async append(_destination: string, rows: HistoryRow[], batchKey: string): Promise<void> {
-    this.rows.push(...rows);
-    this.batchKeys.push(batchKey);
+/** The in-memory history sink, with small requests so a partition's history is several of them. */
+export class AppendHistory extends MemoryHistorySink {
+  constructor() {
+    super({ rowsPerRequest: 2 });
   }
-
-  /** Rows as the dedup view shows them: one per change_id. */
-  deduplicated(): HistoryRow[] {
-    return [...new Map(this.rows.map((r) => [r.change_id, r])).values()];
+  /** Every row of the raw table `orders_history`. */
+  get rows(): HistoryRow[] {
+    return this.rawRows('orders_history');
   }
 }
 

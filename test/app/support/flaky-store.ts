@@ -16,6 +16,8 @@ export class FlakyStore implements ObjectStore {
   loseNextWriteResponse = false;
   /** Writes to names containing this never complete (the process "dies" there). */
   hangWritesTo: string | null = null;
+  /** Partition writes made while this holds never complete. */
+  hangWritesWhen: (() => boolean) | null = null;
 
   private async gate(): Promise<void> {
     const status = this.errors.shift();
@@ -29,6 +31,7 @@ export class FlakyStore implements ObjectStore {
     await this.gate();
     if (this.hangWritesTo !== null && name.includes(this.hangWritesTo))
       await new Promise<never>(() => undefined);
+    if (this.hangWritesWhen?.() && name.includes('/partitions/')) await new Promise<never>(() => undefined);
     const out = await this.inner.write(name, data, options);
     if (out.ok && this.loseNextWriteResponse) {
       this.loseNextWriteResponse = false;

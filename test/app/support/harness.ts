@@ -14,6 +14,7 @@ import { type PipelineConfigInput, parseConfigObject } from '../../../shared/dom
 import { createLogger } from '../../../shared/domain/log';
 import { addMillis, formatTimestamp, parseTimestamp, type Timestamp } from '../../../shared/domain/timestamp';
 import type { ObjectStore } from '../../../shared/ports/object-store';
+import type { HistorySink } from '../../../shared/ports/sinks';
 import type { TaskRequest } from '../../../shared/ports/task-queue';
 import { MemoryCompleteness, MemoryHistory, MemoryReplica, ScriptCatalog } from './ports';
 import { ScriptedStream } from './script';
@@ -24,6 +25,8 @@ export interface HarnessOptions {
   config?: Partial<PipelineConfigInput>;
   store?: ObjectStore;
   roots?: number;
+  /** Another history sink than the in-memory one (e.g. BigQuery on the emulator). */
+  historySink?: HistorySink;
 }
 
 export class Harness {
@@ -34,15 +37,18 @@ export class Harness {
   readonly script: ScriptedStream;
   readonly catalog: ScriptCatalog;
   readonly replica = new MemoryReplica();
-  readonly history = new MemoryHistory();
+  /** The history's streams are created on the harness's clock (their age decides rotation). */
+  readonly history = new MemoryHistory({ now: () => this.now });
   readonly completeness = new MemoryCompleteness();
   readonly lines: Array<Record<string, unknown>> = [];
+  private readonly historySink: HistorySink;
   readonly settings: AppSettings;
   readonly ledger: LedgerStore;
   readonly outcomes: TaskOutcome[] = [];
 
   constructor(options: HarnessOptions = {}) {
     this.store = options.store ?? this.memStore;
+    this.historySink = options.historySink ?? this.history;
     this.script = new ScriptedStream(T0, options.roots ?? 2);
     this.catalog = new ScriptCatalog(this.script);
     const config = parseConfigObject({
@@ -86,8 +92,8 @@ export class Harness {
   }
 
   ports() {
-    const { ledger, catalog, queue, replica, history, completeness } = this;
-    return { ledger, catalog, source: this.script, queue, replica, history, completeness };
+    const { ledger, catalog, queue, replica, completeness } = this;
+    return { ledger, catalog, source: this.script, queue, replica, history: this.historySink, completeness };
   }
 
   scheduler(): Scheduler {

@@ -1,4 +1,6 @@
 /** Minimal in-memory sinks and catalog for the application tests (BigQuery CDC semantics: highest sequence wins). */
+
+import { type MemoryHistoryOptions, MemoryHistorySink } from '../../../shared/adapters/memory/history-sink';
 import type { JsonValue } from '../../../shared/domain/change-record';
 import type { HistoryRow } from '../../../shared/domain/history-rows';
 import type {
@@ -9,7 +11,7 @@ import type {
 import type { ReplicaDelete, ReplicaUpsert } from '../../../shared/domain/replica-rows';
 import type { Timestamp } from '../../../shared/domain/timestamp';
 import type { WriterValue } from '../../../shared/domain/value-mapping';
-import type { CompletenessSink, HistorySink, ReplicaSink } from '../../../shared/ports/sinks';
+import type { CompletenessSink, ReplicaSink } from '../../../shared/ports/sinks';
 import type { SpannerCatalog } from '../../../shared/ports/spanner-catalog';
 import type { ScriptedStream } from './script';
 
@@ -59,20 +61,54 @@ export class MemoryReplica implements ReplicaSink {
   }
 }
 
-export class MemoryHistory implements HistorySink {
-  readonly rows = new Map<string, HistoryRow[]>();
+/**
+ * The in-memory history sink (offsets, streams, finalize) with a switch that fails requests before they are
+ * applied, small requests (so a flush is several requests and can fail part way) and the tables it was asked
+ * to create.
+ */
+export class MemoryHistory extends MemoryHistorySink {
   readonly ensured: string[] = [];
   readonly faults = new FaultSwitch();
-  async ensureTable(destination: string): Promise<void> {
+  constructor(options: MemoryHistoryOptions = {}) {
+    super({ rowsPerRequest: 3, ...options });
+  }
+  override async ensureTable(destination: string): Promise<void> {
     this.ensured.push(destination);
+    await super.ensureTable(destination);
   }
-  async append(destination: string, rows: HistoryRow[]): Promise<void> {
+  private readonly gates: Array<Promise<void>> = [];
+  /**
+   * The next append waits until the returned function is called: a reader that stalls in BigQuery (its
+   * lease may expire meanwhile) and then carries on.
+   */
+  pauseNextAppend(): { resume(): void; taken(): boolean } {
+    let open = () => {};
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    this.gates.push(gate);
+    return {
+      resume: () => {
+        const i = this.gates.indexOf(gate);
+        if (i >= 0) this.gates.splice(i, 1);
+        open();
+      },
+      taken: () => !this.gates.includes(gate),
+    };
+  }
+  override async appendAt(destination: string, stream: string, offset: number, rows: HistoryRow[]) {
     await this.faults.check();
-    this.rows.set(destination, [...(this.rows.get(destination) ?? []), ...rows]);
+    const gate = this.gates.shift();
+    if (gate) await gate;
+    return super.appendAt(destination, stream, offset, rows);
   }
-  /** Distinct change ids (what the dedup view shows). */
+  /** Every row of the raw table. */
+  rows(destination: string): HistoryRow[] {
+    return this.rawRows(destination);
+  }
+  /** Distinct change ids in the raw table. */
   distinct(destination: string): number {
-    return new Set((this.rows.get(destination) ?? []).map((r) => r.change_id)).size;
+    return new Set(this.rawRows(destination).map((r) => r.change_id)).size;
   }
 }
 

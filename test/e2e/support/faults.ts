@@ -127,6 +127,79 @@ export function bigqueryFaults(): FaultPlan {
   };
 }
 
+/** History rows in every history table of the demo (what BigQuery has acknowledged). */
+function historyRows(ctx: FaultContext): number {
+  const bq = ctx.stack.emulators.bigquery.admin;
+  return ctx.stack.schema.tables
+    .flatMap((t) => (t.history ? [t.history] : []))
+    .reduce((n, table) => n + bq.tableRows('sluice_demo', table).length, 0);
+}
+
+async function until(condition: () => boolean, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (condition()) return true;
+    await sleep(25);
+  }
+  return condition();
+}
+
+/**
+ * The reader dies after BigQuery acknowledged history rows and before the ledger recorded them: an append is
+ * held back a moment, ledger writes start to fail (connections dropped) once it is, and as soon as the rows
+ * are in the reader is killed.
+ * Its successor re-reads the window and meets its rows as already written. Strikes at up to three seeded
+ * steps (a strike needs a reader to be mid-window at that moment).
+ */
+export function killAfterAck(): FaultPlan {
+  const at = new Set<number>();
+  return {
+    async beforeStep(ctx, step) {
+      if (step === 0) while (at.size < 3) at.add(ctx.rng.int(6, 30));
+      if (!at.has(step) || ctx.log.some((l) => l.startsWith('killed after BigQuery acknowledged'))) return;
+      const { bigquery, gcs } = ctx.stack.emulators;
+      const before = historyRows(ctx);
+      const held = bigquery.admin.faults.add({ method: 'AppendRows', times: 2, delayMs: 1_500 });
+      await ctx.workload.step();
+      // A reader is mid-window (lease held, its stream known) once BigQuery holds back one of its appends.
+      const fired = () => (bigquery.admin.faults.list().find((r) => r.id === held)?.fired ?? 0) > 0;
+      if (!(await until(fired, 8_000))) {
+        bigquery.admin.faults.clear(held);
+        ctx.log.push(`no append to hold back before step ${step}`);
+        return;
+      }
+      const drop = gcs.admin.fail({ method: 'objects.insert', times: 10_000, drop: true });
+      const acked = await until(() => historyRows(ctx) > before, 6_000);
+      const reader = ctx.stack.functions.reader!;
+      if (acked) await reader.kill('SIGKILL');
+      gcs.admin.clearFaults(drop);
+      bigquery.admin.faults.clear(held);
+      if (!acked) {
+        ctx.log.push(`no acknowledgement seen before step ${step}`);
+        return;
+      }
+      ctx.log.push(`killed after BigQuery acknowledged, before the ledger moved (step ${step})`);
+      await reader.start();
+    },
+  };
+}
+
+/**
+ * A reader stalls in BigQuery past its lease (appends held back longer than the 10 s lease): the scheduler
+ * hands the partition to another reader, and the first one carries on with its old cursor afterwards.
+ */
+export function slowReader(): FaultPlan {
+  let step0 = -1;
+  return {
+    async beforeStep(ctx, step) {
+      if (step === 0) step0 = ctx.rng.int(6, 20);
+      if (step !== step0) return;
+      ctx.stack.emulators.bigquery.admin.delayAppends(12_000, 2);
+      ctx.log.push(`slow reader: appends held 12 s (lease 10 s) before step ${step}`);
+    },
+  };
+}
+
 /** Every plan's hooks, in order. */
 export function combine(...plans: FaultPlan[]): FaultPlan {
   return {
@@ -142,13 +215,16 @@ export function combine(...plans: FaultPlan[]): FaultPlan {
   };
 }
 
-/** Every family at once: before each step one family, picked by the seed, strikes; the reader dies once. */
+/**
+ * Every family at once: before each step one family, picked by the seed, strikes; the reader dies once at a
+ * random point and once right after BigQuery acknowledged, and one reader stalls past its lease.
+ */
 export function mixedFaults(): FaultPlan {
   const families = [taskFaults(), concurrentTicks(), storageFaults(), spannerFaults(), bigqueryFaults()];
-  const kill = readerKills(1);
+  const always = [readerKills(1), killAfterAck(), slowReader()];
   return {
     async beforeStep(ctx, step) {
-      await kill.beforeStep?.(ctx, step);
+      for (const plan of always) await plan.beforeStep?.(ctx, step);
       await ctx.rng.pick(families).beforeStep?.(ctx, step);
     },
   };

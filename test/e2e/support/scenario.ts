@@ -1,7 +1,8 @@
 /**
  * One fault run on a fresh local stack: the first tick starts the pipeline, the scheduler ticks, a seeded
  * workload commits transactions while a fault plan strikes between them, then every fault is lifted and the
- * pipeline must catch up to the last commit with replica = Spanner and every committed mod in history.
+ * pipeline must catch up to the last commit with replica = Spanner and every committed mod in history exactly
+ * once.
  * A failing run prints its seed, how to replay it, and what the ledger and the reader queue looked like.
  */
 import { relative } from 'node:path';
@@ -62,6 +63,8 @@ export interface RunReport {
   fired: FiredFaults;
   log: string[];
   stack: LocalStack;
+  /** How often each structured log message of the functions was written (e.g. `history.rows-already-written`). */
+  events: Map<string, number>;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -154,7 +157,17 @@ async function drive(ctx: FaultContext, s: Scenario): Promise<FiredFaults> {
  */
 export async function runScenario(s: Scenario): Promise<RunReport> {
   const seed = runSeed();
-  const stack = await startLocalStack({ dialect: s.dialect, churnMs: 1_500, ...s.stack });
+  const events = new Map<string, number>();
+  const stack = await startLocalStack({
+    dialect: s.dialect,
+    churnMs: 1_500,
+    ...s.stack,
+    onFunctionLog: (line) => {
+      const message = line.json?.message;
+      if (typeof message === 'string') events.set(message, (events.get(message) ?? 0) + 1);
+      s.stack?.onFunctionLog?.(line);
+    },
+  });
   const ctx: FaultContext = {
     stack,
     rng: new Random(seed ^ 0x5bd1e995),
@@ -165,10 +178,12 @@ export async function runScenario(s: Scenario): Promise<RunReport> {
     const fired = await bounded(drive(ctx, s), s.boundMs ?? 45_000, ctx);
     const progress = stack.progress();
     if (progress.partitions.failed > 0) throw new Error(`failed partitions: ${progress.errors.join('; ')}`);
-    const verdict = await stack.verify(ctx.workload.journal);
+    // The workload wrote every change the stream carried: each raw history table must hold exactly its
+    // mods — COUNT(*) = COUNT(DISTINCT change_id) = mods committed — besides replica = Spanner.
+    const verdict = await stack.verify(ctx.workload.journal, { journalComplete: true });
     if (!verdict.equal)
       throw new Error(`BigQuery differs from Spanner: ${JSON.stringify(verdict).slice(0, 3000)}`);
-    return { seed, fired, log: ctx.log, stack };
+    return { seed, fired, log: ctx.log, stack, events };
   } catch (err) {
     console.error(`${replayLine(s.name, seed, relative(process.cwd(), s.file))}\n${diagnostics(ctx)}`);
     throw err;

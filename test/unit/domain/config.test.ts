@@ -40,6 +40,7 @@ describe('parseConfig', () => {
       mode: 'scheduled',
       window: { maxMs: 600_000, longPollMs: 120_000 },
       flush: { intervalMs: 1_000, checkpointMs: 5_000 },
+      history: { streamMaxAgeMs: 86_400_000, streamMaxRows: 100_000_000 },
       heartbeatMs: 10_000,
       leaseMs: 2_100_000,
       startAt: { kind: 'latest' },
@@ -60,6 +61,8 @@ describe('parseConfig', () => {
       SLUICE_LEASE_MS: '600000',
       SLUICE_START_AT: '2024-05-01T10:00:00.123456789+02:00',
       SLUICE_RETENTION_FALLBACK: 'restart-and-backfill',
+      SLUICE_HISTORY_STREAM_MAX_AGE_MS: '3600000',
+      SLUICE_HISTORY_STREAM_MAX_ROWS: '5000',
       SLUICE_UNRELATED: '',
     });
     expect(config).toMatchObject({
@@ -71,8 +74,12 @@ describe('parseConfig', () => {
       leaseMs: 600_000,
       startAt: { kind: 'timestamp', at: parseTimestamp('2024-05-01T08:00:00.123456789Z') },
       retentionFallback: 'restart-and-backfill',
+      history: { streamMaxAgeMs: 3_600_000, streamMaxRows: 5_000 },
     });
     expect(parseConfig({ ...ENV, SLUICE_START_AT: 'snapshot' }).startAt).toEqual({ kind: 'snapshot' });
+    expect(
+      issuesOf(() => parseConfig({ ...ENV, SLUICE_HISTORY_STREAM_MAX_ROWS: '12.5' })).map((i) => i.variable),
+    ).toEqual(['SLUICE_HISTORY_STREAM_MAX_ROWS']);
   });
 
   it('lists every bad variable in one error, with its path, variable and rule', () => {

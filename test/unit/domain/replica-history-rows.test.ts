@@ -2,10 +2,11 @@ import { compareChangeSequenceNumbers } from '../../../shared/domain/cdc-sequenc
 import type { DataChangeRecord, Mod, ValueCaptureType } from '../../../shared/domain/change-record';
 import { decodePostgresRecord } from '../../../shared/domain/change-record-decode';
 import {
+  canonicalOrder,
   changeId,
   HISTORY_TABLE_FIELDS,
-  historyDedupViewSql,
   historyRows,
+  historyRowsByDestination,
 } from '../../../shared/domain/history-rows';
 import {
   buildReplicaChanges,
@@ -201,10 +202,46 @@ describe('history rows', () => {
     expect(changeId('tx', '00000007', 2)).toBe(changeId('tx', '7', 2));
   });
 
-  it('builds a dedup view over change_id and refuses odd names', () => {
-    expect(historyDedupViewSql('p', 'd', 'orders_history')).toBe(
-      'SELECT * FROM `p.d.orders_history` WHERE TRUE QUALIFY ROW_NUMBER() OVER (PARTITION BY change_id ORDER BY commit_timestamp) = 1',
+  it('orders records canonically (timestamp, transaction, numeric sequence) and keeps a repeat once', () => {
+    const at = (ns: bigint) => (T0 + ns) as typeof T0;
+    const r = (ts: bigint, txn: string, seq: string) =>
+      record(txn, seq, 'NEW_ROW', [{ keys: { Id: '1' }, newValues: {}, oldValues: {} }], {
+        commitTimestamp: at(ts),
+      });
+    const given = [r(2n, 'b', '10'), r(1n, 'z', '0'), r(2n, 'b', '9'), r(2n, 'a', '0'), r(2n, 'b', '10')];
+    const ordered = canonicalOrder(given).map(
+      (x) => `${x.commitTimestamp - T0}/${x.serverTransactionId}/${x.recordSequence}`,
     );
-    expect(() => historyDedupViewSql('p', 'd', 'x` ; DROP')).toThrow(/invalid BigQuery name/);
+    expect(ordered).toEqual(['1/z/0', '2/a/0', '2/b/9', '2/b/10']);
+    // Any split of a canonical sequence into batches gives the same rows per destination, in the same order.
+    const all = canonicalOrder(given);
+    const dest = (t: string) => (t === 'T' ? 'h' : undefined);
+    const whole = historyRowsByDestination(all, dest)
+      .get('h')!
+      .map((x) => x.change_id);
+    const parts = [all.slice(0, 1), all.slice(1, 3), all.slice(3)].flatMap(
+      (b) =>
+        historyRowsByDestination(canonicalOrder(b), dest)
+          .get('h')
+          ?.map((x) => x.change_id) ?? [],
+    );
+    expect(parts).toEqual(whole);
+  });
+
+  it('keeps one sequence per destination fed by several source tables, in record order', () => {
+    const a = record('t1', '0', 'NEW_ROW', [{ keys: { Id: '1' }, newValues: {}, oldValues: {} }], {
+      tableName: 'A',
+    });
+    const b = record('t2', '0', 'NEW_ROW', [{ keys: { Id: '2' }, newValues: {}, oldValues: {} }], {
+      tableName: 'B',
+      commitTimestamp: (T0 + 1n) as typeof T0,
+    });
+    const c = record('t3', '0', 'NEW_ROW', [{ keys: { Id: '3' }, newValues: {}, oldValues: {} }], {
+      tableName: 'A',
+      commitTimestamp: (T0 + 2n) as typeof T0,
+    });
+    const out = historyRowsByDestination([a, b, c], (t) => (t === 'C' ? undefined : 'shared'));
+    expect([...out.keys()]).toEqual(['shared']);
+    expect(out.get('shared')!.map((r) => r.table_name)).toEqual(['A', 'B', 'A']);
   });
 });

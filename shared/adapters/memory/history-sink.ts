@@ -1,0 +1,227 @@
+/**
+ * In-memory {@link HistorySink} with the Storage Write API's stream semantics, for tests: committed streams
+ * whose rows are visible once appended, pending streams visible once committed, offsets checked per request
+ * (`ALREADY_EXISTS` for an offset already written, `OUT_OF_RANGE` beyond the end), finalize with the row
+ * count, streams that expire, the CreateWriteStream quota, and faults that strike before a request is applied
+ * or after it (the acknowledgement lost: the rows are in, the caller sees an error).
+ */
+import type { HistoryRow } from '../../domain/history-rows';
+import { fromNanos, type Timestamp } from '../../domain/timestamp';
+import type { HistorySink, HistoryStream, OffsetAppendResult } from '../../ports/sinks';
+
+interface MemoryStream {
+  name: string;
+  table: string;
+  type: 'committed' | 'pending';
+  rows: HistoryRow[];
+  finalized: boolean;
+  committed: boolean;
+  createdAt: Timestamp;
+  schema: string;
+}
+
+/** A planned append failure: after `afterRequests` more acknowledged requests, fail the next one. */
+interface AppendFault {
+  error: unknown;
+  afterRequests: number;
+  /** The failing request's rows are written before the error is raised (an acknowledgement lost). */
+  applied: boolean;
+}
+
+/** Options of {@link MemoryHistorySink}. */
+export interface MemoryHistoryOptions {
+  /** Clock for stream creation times. */
+  now?: () => Timestamp;
+  /** Rows per AppendRows request (a call is split like the BigQuery sink splits by size). */
+  rowsPerRequest?: number;
+  /** Streams that may be created in all (the CreateWriteStream quota); unlimited by default. */
+  createQuota?: number;
+}
+
+const RESOURCE_EXHAUSTED = 8;
+
+/** What every view of one in-memory BigQuery shares (see {@link MemoryHistorySink.withRequests}). */
+class State {
+  readonly tables = new Map<string, { schema: string; visible: HistoryRow[] }>();
+  readonly streams = new Map<string, MemoryStream>();
+  readonly appendFaults: AppendFault[] = [];
+  readonly createFaults: unknown[] = [];
+  readonly created: string[] = [];
+  requests = 0;
+}
+
+/** In-memory {@link HistorySink}; the raw table is {@link rawRows}. */
+export class MemoryHistorySink implements HistorySink {
+  private readonly tables: State['tables'];
+  private readonly streams: State['streams'];
+  private readonly appendFaults: AppendFault[];
+  private readonly createFaults: unknown[];
+  private readonly now: () => Timestamp;
+  /** Streams created, in order (for tests and quota arithmetic). */
+  readonly created: string[];
+
+  constructor(
+    private readonly options: MemoryHistoryOptions = {},
+    private readonly state = new State(),
+  ) {
+    this.tables = state.tables;
+    this.streams = state.streams;
+    this.appendFaults = state.appendFaults;
+    this.createFaults = state.createFaults;
+    this.created = state.created;
+    let tick = 1_700_000_000_000_000_000n;
+    this.now =
+      options.now ??
+      (() => {
+        tick += 1_000_000n;
+        return fromNanos(tick);
+      });
+  }
+
+  async ensureTable(destination: string): Promise<void> {
+    if (!this.tables.has(destination)) this.tables.set(destination, { schema: 'v1', visible: [] });
+  }
+
+  async tableSchema(destination: string): Promise<string> {
+    return this.table(destination).schema;
+  }
+
+  async createStream(destination: string, type: 'committed' | 'pending'): Promise<HistoryStream> {
+    const table = this.table(destination);
+    if (this.createFaults.length > 0) throw this.createFaults.shift();
+    if (this.options.createQuota !== undefined && this.created.length >= this.options.createQuota) {
+      throw Object.assign(new Error("Exceeds quota limit 'CreateWriteStream requests'"), {
+        code: RESOURCE_EXHAUSTED,
+      });
+    }
+    const name = `projects/memory/datasets/memory/tables/${destination}/streams/s${this.created.length + 1}`;
+    const stream: MemoryStream = {
+      name,
+      table: destination,
+      type,
+      rows: [],
+      finalized: false,
+      committed: type === 'committed',
+      createdAt: this.now(),
+      schema: table.schema,
+    };
+    this.streams.set(name, stream);
+    this.created.push(name);
+    return { name, createdAt: stream.createdAt, schema: stream.schema };
+  }
+
+  async appendAt(
+    destination: string,
+    stream: string,
+    offset: number,
+    rows: HistoryRow[],
+  ): Promise<OffsetAppendResult> {
+    const size = Math.max(1, this.options.rowsPerRequest ?? Number.POSITIVE_INFINITY);
+    let at = offset;
+    for (let i = 0; i < rows.length; i += size) {
+      const request = rows.slice(i, i + size);
+      const fault = this.takeFault();
+      if (fault && !fault.applied) throw fault.error;
+      const answer = this.appendRequest(destination, stream, at, request);
+      if (fault) throw fault.error;
+      if (answer.kind !== 'appended') return answer;
+      at += request.length;
+    }
+    return { kind: 'appended' };
+  }
+
+  async finalizeStream(_destination: string, stream: string): Promise<number | null> {
+    const s = this.streams.get(stream);
+    if (!s) return null;
+    s.finalized = true;
+    return s.rows.length;
+  }
+
+  async commitStream(destination: string, stream: string): Promise<'committed' | 'gone'> {
+    const s = this.streams.get(stream);
+    if (!s) return 'gone';
+    if (s.table !== destination)
+      throw new Error(`stream ${stream} belongs to ${s.table}, not ${destination}`);
+    if (s.committed) return 'committed';
+    if (!s.finalized) throw new Error(`stream ${stream} is not finalized`);
+    s.committed = true;
+    this.table(destination).visible.push(...s.rows);
+    return 'committed';
+  }
+
+  releaseStreams(_streams: string[]): void {}
+
+  /** The next append request fails with `error` — after `afterRequests` good ones; `applied`: rows go in first. */
+  failNextAppend(error: unknown, opts: { afterRequests?: number; applied?: boolean } = {}): void {
+    this.appendFaults.push({ error, afterRequests: opts.afterRequests ?? 0, applied: opts.applied ?? false });
+  }
+
+  /** The next CreateWriteStream fails with `error`. */
+  failNextCreate(error: unknown): void {
+    this.createFaults.push(error);
+  }
+
+  /** AppendRows requests sent (by every view). */
+  get requests(): number {
+    return this.state.requests;
+  }
+
+  /** A view of the same tables and streams that splits appends into requests of `rows` rows. */
+  withRequests(rows: number): MemoryHistorySink {
+    return new MemoryHistorySink({ ...this.options, rowsPerRequest: rows, now: this.now }, this.state);
+  }
+
+  /** Forgets a stream as BigQuery does three days after its last append (its rows stay in the table). */
+  expire(stream: string): void {
+    this.streams.delete(stream);
+  }
+
+  /** Changes the table's schema fingerprint (a column was added). */
+  alterSchema(destination: string, schema: string): void {
+    this.table(destination).schema = schema;
+  }
+
+  /** Every row of the raw table, in the order it became visible. */
+  rawRows(destination: string): HistoryRow[] {
+    return [...(this.tables.get(destination)?.visible ?? [])];
+  }
+
+  /** A stream's state, or undefined when BigQuery would not know it. */
+  stream(name: string): Readonly<MemoryStream> | undefined {
+    return this.streams.get(name);
+  }
+
+  private table(destination: string): { schema: string; visible: HistoryRow[] } {
+    const t = this.tables.get(destination);
+    if (!t) throw Object.assign(new Error(`table ${destination} not found`), { code: 5 });
+    return t;
+  }
+
+  private takeFault(): AppendFault | undefined {
+    const next = this.appendFaults[0];
+    if (!next) return undefined;
+    if (next.afterRequests > 0) {
+      next.afterRequests--;
+      return undefined;
+    }
+    return this.appendFaults.shift();
+  }
+
+  private appendRequest(destination: string, name: string, offset: number, rows: HistoryRow[]) {
+    this.state.requests++;
+    const s = this.streams.get(name);
+    if (!s) return unusable('gone', `stream ${name} not found`);
+    if (s.table !== destination) throw new Error(`stream ${name} belongs to ${s.table}, not ${destination}`);
+    if (s.finalized) return unusable('finalized', `stream ${name} is finalized`);
+    if (offset < s.rows.length) return { kind: 'already-exists' as const, offset };
+    if (offset > s.rows.length) return { kind: 'out-of-range' as const, offset };
+    const copies = rows.map((r) => ({ ...r }));
+    s.rows.push(...copies);
+    if (s.type === 'committed') this.table(destination).visible.push(...copies);
+    return { kind: 'appended' as const };
+  }
+}
+
+function unusable(reason: 'finalized' | 'gone', message: string): OffsetAppendResult {
+  return { kind: 'unusable', reason, message };
+}

@@ -1,0 +1,137 @@
+/**
+ * What only the BigQuery history and completeness sinks do, on the emulator through the official clients:
+ * the CreateWriteStream quota answered at once (not retried for ten minutes), a schema change noticed on a
+ * stream's connection (so the application rotates the stream), tables made by an earlier version brought up
+ * to date (history columns added; the completeness table re-keyed by source and destination).
+ */
+process.env.METADATA_SERVER_DETECTION = 'none';
+delete process.env.BIGQUERY_EMULATOR_HOST;
+
+import { type BigQueryEmulator, startBigQueryEmulator } from '../../local/emulators/bigquery/emulator';
+import { BigQueryCompletenessSink } from '../../shared/adapters/bigquery/completeness-sink';
+import { BigQueryHistorySink } from '../../shared/adapters/bigquery/history-sink';
+import { classifyError } from '../../shared/domain/errors';
+import { HISTORY_TABLE_FIELDS } from '../../shared/domain/history-rows';
+import { rowsOf } from './history-sink.contract';
+import { at } from './sinks.contract';
+
+const PROJECT = 'test-project';
+let emu: BigQueryEmulator;
+let datasets = 0;
+
+beforeAll(async () => {
+  emu = await startBigQueryEmulator({ grpcPort: 0, restPort: 0, projectId: PROJECT });
+});
+afterAll(async () => {
+  await emu?.stop();
+});
+
+async function fresh() {
+  const dataset = `hist_${++datasets}`;
+  const bigquery = emu.bigquery();
+  await bigquery.createDataset(dataset);
+  const clients = { bigquery, writer: emu.writerClient() };
+  return {
+    dataset,
+    bigquery,
+    clients,
+    history: new BigQueryHistorySink(clients, { projectId: PROJECT, dataset }),
+  };
+}
+
+it('answers CreateWriteStream beyond the quota at once, as a rate-limited retryable failure', async () => {
+  const { history } = await fresh();
+  await history.ensureTable('h');
+  const made = emu.admin.streamsCreated();
+  emu.admin.setCreateStreamQuota({ limit: made + 1, windowMs: 3_600_000 });
+  try {
+    await history.createStream('h', 'committed');
+    const started = Date.now();
+    const err = await history.createStream('h', 'committed').catch((e: unknown) => e);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(err).toMatchObject({ code: 8 });
+    expect(classifyError(err)).toBe('retryable');
+  } finally {
+    emu.admin.setCreateStreamQuota({ limit: 10_000, windowMs: 3_600_000 });
+    history.close();
+  }
+});
+
+async function addColumn(bigquery: ReturnType<BigQueryEmulator['bigquery']>, dataset: string, name: string) {
+  const table = bigquery.dataset(dataset).table('h');
+  const [m] = await table.getMetadata();
+  await table.setMetadata({
+    schema: { fields: [...m.schema.fields, { name, type: 'STRING', mode: 'NULLABLE' }] },
+  });
+}
+
+it('notices a column added to the table on an open connection, so the stream can be replaced', async () => {
+  const { history, bigquery, dataset } = await fresh();
+  await history.ensureTable('h');
+  const s = await history.createStream('h', 'committed');
+  const before = await history.tableSchema('h');
+  expect(s.schema).toBe(before);
+  expect(await history.appendAt('h', s.name, 0, rowsOf(1))).toEqual({ kind: 'appended' });
+  await addColumn(bigquery, dataset, 'added_later');
+  // The answer carries updated_schema.
+  expect(await history.appendAt('h', s.name, 1, rowsOf(1, 1))).toEqual({ kind: 'appended' });
+  const after = await history.tableSchema('h');
+  expect(after).not.toBe(before);
+  const next = await history.createStream('h', 'committed');
+  expect(next.schema).toBe(after);
+  history.close();
+});
+
+it('reads the table schema again once its read is older than the configured time', async () => {
+  const { bigquery, dataset, clients } = await fresh();
+  const history = new BigQueryHistorySink(clients, { projectId: PROJECT, dataset, schemaTtlMs: 0 });
+  await history.ensureTable('h');
+  const before = await history.tableSchema('h');
+  await addColumn(bigquery, dataset, 'added_later');
+  expect(await history.tableSchema('h')).not.toBe(before);
+  history.close();
+});
+
+it('adds the history columns a table made by an earlier version lacks', async () => {
+  const { history, bigquery, dataset } = await fresh();
+  const older = HISTORY_TABLE_FIELDS.filter((f) => f.name !== 'transaction_tag');
+  await bigquery.dataset(dataset).createTable('h', { schema: { fields: older.map((f) => ({ ...f })) } });
+  await history.ensureTable('h');
+  const [m] = await bigquery.dataset(dataset).table('h').getMetadata();
+  expect((m.schema.fields as Array<{ name: string }>).map((f) => f.name)).toContain('transaction_tag');
+  const s = await history.createStream('h', 'committed');
+  expect(await history.appendAt('h', s.name, 0, rowsOf(2))).toEqual({ kind: 'appended' });
+  history.close();
+});
+
+it('re-creates a completeness table keyed by source table alone with the (source, destination) key', async () => {
+  const { bigquery, dataset, clients } = await fresh();
+  await bigquery.dataset(dataset).createTable('_sluice_completeness', {
+    schema: {
+      fields: [
+        { name: 'source_table', type: 'STRING', mode: 'REQUIRED' },
+        { name: 'destination', type: 'STRING', mode: 'NULLABLE' },
+        { name: 'watermark', type: 'TIMESTAMP', mode: 'REQUIRED' },
+        { name: 'watermark_ns', type: 'STRING', mode: 'REQUIRED' },
+        { name: 'updated_at', type: 'TIMESTAMP', mode: 'REQUIRED' },
+      ],
+    },
+    tableConstraints: { primaryKey: { columns: ['source_table'] } },
+  });
+  const notices: string[] = [];
+  const sink = new BigQueryCompletenessSink(clients, {
+    projectId: PROJECT,
+    dataset,
+    log: (event) => notices.push(event),
+  });
+  await sink.record([
+    { sourceTable: 'Singers', destination: 'singers', watermark: at(5) },
+    { sourceTable: 'Singers', destination: 'singers_history', watermark: at(5) },
+  ]);
+  const [m] = await bigquery.dataset(dataset).table('_sluice_completeness').getMetadata();
+  expect(m.tableConstraints.primaryKey.columns).toEqual(['source_table', 'destination']);
+  expect(notices).toEqual(['completeness.recreated']);
+  const rows = emu.admin.tableRows(dataset, '_sluice_completeness').map((r) => r.destination);
+  expect(rows.sort()).toEqual(['singers', 'singers_history']);
+  sink.close();
+});
