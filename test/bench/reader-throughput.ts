@@ -147,6 +147,8 @@ export interface ThroughputOptions {
   mods: number;
   modsPerTransaction: number;
   runs: number;
+  /** Only these variants (by name); all by default. */
+  only?: string[];
 }
 
 /** Runs every variant `runs` times (interleaved) and returns every run. */
@@ -211,7 +213,7 @@ export async function readerThroughput(o: ThroughputOptions): Promise<Throughput
         { name: 'memory → bigquery', source: memorySource, replica: real.replica, history: real.history },
         { name: 'memory → memory', source: memorySource, ...memorySinks() },
       ];
-      for (const v of variants) {
+      for (const v of variants.filter((x) => !o.only || o.only.includes(x.name))) {
         const ports = { ...real, completeness: new MemoryCompletenessSink() };
         runs.push(await runOnce(ports, v, start, until));
       }

@@ -3,6 +3,7 @@
  * printed as one table with the machine it ran on. Not part of `npm test` (figures on a shared machine vary;
  * they are recorded in docs/performance.md, never asserted). `--quick` runs fewer rounds.
  */
+import { parseConfigObject } from '../../shared/domain/config';
 import { endToEndLatency } from './latency';
 import { readerThroughput, type ThroughputRun } from './reader-throughput';
 import { schedulerTicks } from './scheduler-tick';
@@ -53,6 +54,13 @@ function throughputFigures(runs: ThroughputRun[]): Figure[] {
     target: v === 'emulators' ? '≥ 20,000' : '',
     note: `${runs.filter((r) => r.variant === v).length} runs; ${fmt(wall(v))} mods/s wall; ${fmt(base / rate(v), 2)}× the in-process time`,
   }));
+  const atLeastOnce = rate('emulators, at-least-once history');
+  figures.push({
+    what: 'history exactly once / at least once, full path',
+    value: fmt(rate('emulators') / atLeastOnce, 3),
+    target: '≥ 0.9 (≤ 10 % slower)',
+    note: `${fmt(rate('emulators'))} vs ${fmt(atLeastOnce)} mods / CPU-s (ADR-1601)`,
+  });
   const full = runs.filter((r) => r.variant === 'emulators');
   figures.push({
     what: `reader memory peak, window of ${fmt(full[0]?.mods ?? 0)} mods`,
@@ -62,6 +70,34 @@ function throughputFigures(runs: ThroughputRun[]): Figure[] {
   });
   return figures;
 }
+
+/**
+ * CreateWriteStream calls a day (ADR-1601): one stream per partition and history table, replaced daily by
+ * age, plus one for each new partition (split or merge) that writes history. Partitions are taken to live an
+ * hour on average — Spanner splits and merges by load; a quiet database churns far less.
+ */
+function streamFigure(): Figure {
+  const partitions = 50;
+  const historyTables = 1;
+  const rotationsPerDay = 86_400_000 / parseConfigObject(BENCH_CONFIG).history.streamMaxAgeMs;
+  const newPartitionsPerDay = partitions * 24;
+  const perDay = historyTables * (partitions * rotationsPerDay + newPartitionsPerDay);
+  const quotaPerDay = 10_000 * 24;
+  return {
+    what: 'history write streams created a day, 50 partitions',
+    value: fmt(perDay),
+    target: `quota ${fmt(quotaPerDay)} / day`,
+    note: `${fmt((100 * perDay) / quotaPerDay, 1)} % of the CreateWriteStream quota; 1 history table, partitions living 1 h, daily rotation`,
+  };
+}
+
+const BENCH_CONFIG = {
+  project: 'sluice-bench',
+  spanner: { instance: 'bench', database: 'bench', stream: 'Changes' },
+  bigquery: { dataset: 'bench' },
+  ledger: { bucket: 'bench' },
+  tables: { Items: { history: 'items_history' } },
+};
 
 async function schedulerFigures(): Promise<Figure[]> {
   const figures: Figure[] = [];
@@ -113,6 +149,7 @@ async function main(): Promise<void> {
   const runs = await readerThroughput({ mods: 20_000, modsPerTransaction: 50, runs: RUNS });
   const figures = [
     ...throughputFigures(runs),
+    streamFigure(),
     ...(await writerFigures()),
     ...(await schedulerFigures()),
     ...(await latencyFigures()),

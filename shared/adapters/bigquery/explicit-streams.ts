@@ -55,6 +55,11 @@ export function unusableOf(err: unknown): (OffsetAppendResult & { kind: 'unusabl
 export class ExplicitStreamWriters {
   private readonly open = new Map<string, Open>();
   private readonly queues = new Map<string, Promise<unknown>>();
+  /**
+   * Encoders by descriptor: a partition's stream connection lives for one window, but building a protobufjs
+   * type (code generation) for each would cost more than a small window's rows.
+   */
+  private readonly encoders = new Map<string, RowEncoder>();
 
   constructor(
     private readonly client: managedwriter.WriterClient,
@@ -137,6 +142,18 @@ export class ExplicitStreamWriters {
     }
   }
 
+  private encoderFor(descriptor: ReturnType<typeof adapt.convertStorageSchemaToProto2Descriptor>): RowEncoder {
+    const key = JSON.stringify(descriptor);
+    let encoder = this.encoders.get(key);
+    if (!encoder) {
+      // Few distinct schemas ever: one per history table and version of it.
+      if (this.encoders.size >= 64) this.encoders.clear();
+      encoder = new RowEncoder(descriptor);
+      this.encoders.set(key, encoder);
+    }
+    return encoder;
+  }
+
   private async connection(tablePath: string, stream: string): Promise<Open> {
     const current = this.open.get(stream);
     if (current && !current.broken) return current;
@@ -145,7 +162,7 @@ export class ExplicitStreamWriters {
     const connection = await this.client.createStreamConnection({ streamId: stream });
     const protoDescriptor = adapt.convertStorageSchemaToProto2Descriptor(schema, 'root');
     const writer = new managedwriter.Writer({ connection, protoDescriptor });
-    const o: Open = { writer, encoder: new RowEncoder(protoDescriptor), broken: false };
+    const o: Open = { writer, encoder: this.encoderFor(protoDescriptor), broken: false };
     // Without an error listener the client throws non-retryable stream errors as uncaught exceptions.
     connection.onConnectionError(() => {
       o.broken = true;
