@@ -14,7 +14,9 @@ import { type JsonRow, RowEncoder } from './row-encoder';
 
 type TableSchema = protos.google.cloud.bigquery.storage.v1.ITableSchema;
 
+const INVALID_ARGUMENT = 3;
 const NOT_FOUND = 5;
+const FAILED_PRECONDITION = 9;
 const ALREADY_EXISTS = 6;
 const OUT_OF_RANGE = 11;
 const { StorageErrorCode } = protos.google.cloud.bigquery.storage.v1.StorageError;
@@ -41,11 +43,14 @@ export function unusableOf(err: unknown): (OffsetAppendResult & { kind: 'unusabl
   } catch {
     // No StorageError trailer: decide from the gRPC code alone.
   }
-  if (codes.includes(StorageErrorCode.STREAM_FINALIZED))
+  const code = (err as { code?: unknown } | null)?.code;
+  // The StorageError detail is the documented signal; an in-band status without it names the state in words.
+  const saysFinalized =
+    (code === INVALID_ARGUMENT || code === FAILED_PRECONDITION) && /finali[sz]ed/i.test(text);
+  if (codes.includes(StorageErrorCode.STREAM_FINALIZED) || saysFinalized)
     return { kind: 'unusable', reason: 'finalized', message: text };
   if (codes.includes(StorageErrorCode.SCHEMA_MISMATCH_EXTRA_FIELDS))
     return { kind: 'unusable', reason: 'schema-refused', message: text };
-  const code = (err as { code?: unknown } | null)?.code;
   if (codes.includes(StorageErrorCode.STREAM_NOT_FOUND) || code === NOT_FOUND)
     return { kind: 'unusable', reason: 'gone', message: text };
   return undefined;
@@ -142,7 +147,9 @@ export class ExplicitStreamWriters {
     }
   }
 
-  private encoderFor(descriptor: ReturnType<typeof adapt.convertStorageSchemaToProto2Descriptor>): RowEncoder {
+  private encoderFor(
+    descriptor: ReturnType<typeof adapt.convertStorageSchemaToProto2Descriptor>,
+  ): RowEncoder {
     const key = JSON.stringify(descriptor);
     let encoder = this.encoders.get(key);
     if (!encoder) {
