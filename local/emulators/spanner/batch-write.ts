@@ -68,6 +68,8 @@ interface BatchWriteRequest {
   session: string;
   mutationGroups?: Array<{ mutations?: MutationJson[] }>;
   requestOptions?: { transactionTag?: string };
+  /** Streams with `allow_txn_exclusion` skip every group of the batch. */
+  excludeTxnFromChangeStreams?: boolean;
 }
 
 /** `Table [key]` identities of the rows one mutation writes. */
@@ -88,8 +90,9 @@ function rowsOf(db: EmulatedDatabase, m: MutationJson): string[] {
   });
 }
 
-function commitGroup(db: EmulatedDatabase, mutations: MutationJson[], tag: string) {
+function commitGroup(db: EmulatedDatabase, mutations: MutationJson[], tag: string, exclude: boolean) {
   const txn = db.begin(false, db.clock.nowNs(), tag);
+  if (exclude) txn.excludeFromChangeStreams = true;
   try {
     const ns = db.commit(txn, mutations);
     return { status: { code: Code.OK }, commitTimestamp: toTimestamp(ns) };
@@ -134,7 +137,7 @@ export async function serveBatchWrite(
     const injected = fault?.items?.includes(index) && fault.code !== undefined ? fault : undefined;
     const answer = injected
       ? { status: { code: injected.code as number, message: injected.message ?? 'Injected group failure' } }
-      : commitGroup(db, mutations, tag);
+      : commitGroup(db, mutations, tag, req.excludeTxnFromChangeStreams === true);
     record.outcomes.push({ index, code: answer.status.code, reported: !broken, rows });
     if (!broken) call.write({ indexes: [index], ...answer });
   }

@@ -8,14 +8,22 @@ import Sqlite from 'better-sqlite3';
 import { type Clock, parseRetention } from './clock';
 import { verifyConstraints, type WrittenRow } from './constraints';
 import { applyDdl } from './ddl-apply';
-import { parseDdl } from './ddl-parse';
-import { type ChangeStreamHooks, Code, type RowChange, SpannerError, type WireValue } from './hooks';
+import { type DdlAction, parseDdl } from './ddl-parse';
+import { Generator } from './generated';
+import {
+  type ChangeStreamHooks,
+  Code,
+  type RowChange,
+  type SchemaChange,
+  SpannerError,
+  type WireValue,
+} from './hooks';
 import { InformationSchema } from './info-schema';
 import { debugKey, MAX_MUTATIONS_PER_COMMIT, tooManyMutations, uniqueIndexViolation } from './messages';
 import { mutationsCount } from './mutation-count';
 import type { QueryContext } from './query';
 import { Schema, type Table } from './schema';
-import { type Row, Storage } from './storage';
+import { type ReadView, type Row, Storage } from './storage';
 import type { Dialect } from './tokenizer';
 import { COMMIT_TIMESTAMP_SENTINEL, nanosToText, storedToWire } from './values';
 import { type MutationJson, Writer, type WriteTxn } from './writes';
@@ -26,6 +34,8 @@ export interface Txn extends WriteTxn {
   state: 'active' | 'committed' | 'rolledBack';
   tag: string;
   commitNs?: bigint;
+  /** `exclude_txn_from_change_streams` of a read-write transaction. */
+  excludeFromChangeStreams?: boolean;
 }
 
 const MAX_NS = 9_000_000_000_000_000_000n;
@@ -43,6 +53,8 @@ export class EmulatedDatabase {
   readonly info: InformationSchema;
   readonly ctx: QueryContext;
   readonly createNs: bigint;
+  /** Computes generated columns on write and when DDL adds one. */
+  readonly generator: Generator;
   private readonly sqlite: Sqlite.Database;
   private readonly txns = new Map<string, Txn>();
 
@@ -59,18 +71,35 @@ export class EmulatedDatabase {
     registerFunctions(this.sqlite, clock);
     this.schema = new Schema(dialect);
     this.storage = new Storage(this.sqlite);
+    this.generator = new Generator(this.sqlite, this.schema);
     this.info = new InformationSchema(this.sqlite, this.schema, name.split('/').pop() ?? '', hooks);
     this.ctx = { db: this.sqlite, schema: this.schema, storage: this.storage, info: this.info, dialect };
     this.createNs = clock.nowNs();
   }
 
-  /** Runs DDL statements in order; each is offered to the change-stream engine first. */
+  /**
+   * Runs DDL statements in order; each is offered to the change-stream engine first. Each takes effect at a
+   * commit timestamp of its own, and reads at earlier timestamps keep the schema they saw.
+   */
   updateDdl(statements: string[]): void {
     for (const s of statements) {
-      if (!this.hooks?.applyDdl(s, this.schema, this.clock.nowNs()))
-        applyDdl(this.schema, this.storage, parseDdl(s, this.dialect));
-      this.schema.version++;
+      const before = this.schema.copy();
+      const ts = this.clock.nextCommitNs();
+      if (!this.hooks?.applyDdl(s, this.schema, ts)) {
+        const action = parseDdl(s, this.dialect);
+        const change = schemaChangeOf(action);
+        if (change) this.hooks?.checkSchemaChange?.(change, this.schema);
+        applyDdl(this.schema, this.storage, this.generator, action);
+      }
+      this.schema.advance(before, ts);
     }
+  }
+
+  /** What a query or read at `view` needs: the schema of its timestamp (read-write: the live one). */
+  ctxAt(view: ReadView): QueryContext {
+    if (view.txn !== undefined) return this.ctx;
+    const schema = this.schema.at(view.snapNs);
+    return schema === this.schema ? this.ctx : { ...this.ctx, schema };
   }
 
   /** GetDatabaseDdl statements. */
@@ -123,7 +152,7 @@ export class EmulatedDatabase {
       throw new SpannerError(Code.FAILED_PRECONDITION, 'Cannot write in a read-only transaction');
     if (txn.state !== 'active')
       throw new SpannerError(Code.FAILED_PRECONDITION, 'Transaction has already been committed');
-    return new Writer(this.schema, this.storage, txn);
+    return new Writer(this.schema, this.storage, txn, this.generator);
   }
 
   /** Rolls a transaction back. */
@@ -159,6 +188,7 @@ export class EmulatedDatabase {
         transactionTag: txn.tag,
         changes,
         schema: this.schema.freeze(),
+        ...(txn.excludeFromChangeStreams ? { excludedFromChangeStreams: true } : {}),
       });
     return ts;
   }
@@ -233,7 +263,7 @@ export class EmulatedDatabase {
     for (const w of txn.written.values()) {
       const table = this.schema.get(w.table);
       for (const c of table.columns.filter((x) => x.ct.allowCommitTimestamp))
-        this.storage.fillCommitTimestamp(table, c.name, txn.id, COMMIT_TIMESTAMP_SENTINEL, text);
+        this.storage.fillCommitTimestamp(table, c, txn.id, COMMIT_TIMESTAMP_SENTINEL, text);
       const oldRow = this.wireRow(table, this.storage.readRow(table, w.key, { snapNs: MAX_NS }));
       const newRow = this.wireRow(table, this.storage.readRow(table, w.key, { snapNs: 0n, txn: txn.id }));
       if (!oldRow && !newRow) continue;
@@ -246,6 +276,13 @@ export class EmulatedDatabase {
     }
     return changes;
   }
+}
+
+/** The part of a DDL action the change-stream engine may veto. */
+function schemaChangeOf(a: DdlAction): SchemaChange | undefined {
+  if (a.kind === 'dropTable') return { kind: 'dropTable', table: a.name };
+  if (a.kind === 'dropColumn') return { kind: 'dropColumn', table: a.table, column: a.column };
+  return undefined;
 }
 
 function registerFunctions(db: Sqlite.Database, clock: Clock): void {

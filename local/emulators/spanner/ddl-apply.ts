@@ -3,7 +3,9 @@
  */
 import { parseRetention } from './clock';
 import { constraintsUsing, validateTableConstraints } from './constraints';
+import { addColumn, alterColumn, checkGeneratedColumn, dropColumn } from './ddl-columns';
 import type { DdlAction } from './ddl-parse';
+import type { Generator } from './generated';
 import { Code, SpannerError } from './hooks';
 import type { Schema } from './schema';
 import type { Storage } from './storage';
@@ -12,12 +14,19 @@ function precondition(message: string): never {
   throw new SpannerError(Code.FAILED_PRECONDITION, message);
 }
 
-function createTable(schema: Schema, storage: Storage, a: Extract<DdlAction, { kind: 'createTable' }>): void {
+function createTable(
+  schema: Schema,
+  storage: Storage,
+  gen: Generator,
+  a: Extract<DdlAction, { kind: 'createTable' }>,
+): void {
   const t = a.table;
   if (schema.find(t.name) || schema.indexesByName.has(t.name.toLowerCase())) {
     if (a.ifNotExists) return;
     precondition(`Duplicate name in schema: ${t.name}.`);
   }
+  for (const c of t.columns) checkGeneratedColumn(c);
+  if (t.columns.some((c) => c.generated)) gen.validate(t);
   for (const k of t.primaryKey) {
     const col = t.columns.find((c) => c.name.toLowerCase() === k.name.toLowerCase());
     if (!col) precondition(`Table ${t.name} references nonexistent key column ${k.name}.`);
@@ -50,7 +59,7 @@ function createIndex(schema: Schema, a: Extract<DdlAction, { kind: 'createIndex'
   schema.indexesByName.set(i.name.toLowerCase(), i);
 }
 
-function dropTable(schema: Schema, storage: Storage, a: Extract<DdlAction, { kind: 'dropTable' }>): void {
+function dropTable(schema: Schema, a: Extract<DdlAction, { kind: 'dropTable' }>): void {
   const t = schema.find(a.name);
   if (!t) {
     if (a.ifExists) return;
@@ -64,58 +73,49 @@ function dropTable(schema: Schema, storage: Storage, a: Extract<DdlAction, { kin
   const fks = constraintsUsing(schema, t);
   if (fks.length)
     precondition(`Cannot drop table ${t.name}: it is referenced by foreign keys ${fks.join(', ')}.`);
+  // The physical table stays: reads at timestamps before the drop still see the table.
   schema.tablesByName.delete(t.name.toLowerCase());
-  storage.drop(t.name);
 }
 
 /** Applies one statement (already offered to the change-stream engine). */
-export function applyDdl(schema: Schema, storage: Storage, a: DdlAction): void {
+export function applyDdl(schema: Schema, storage: Storage, gen: Generator, a: DdlAction): void {
   switch (a.kind) {
     case 'createTable':
-      createTable(schema, storage, a);
+      createTable(schema, storage, gen, a);
       return;
     case 'createIndex':
       createIndex(schema, a);
       return;
     case 'dropTable':
-      dropTable(schema, storage, a);
+      dropTable(schema, a);
       return;
     case 'dropIndex':
       if (!schema.indexesByName.delete(a.name.toLowerCase()) && !a.ifExists)
         throw new SpannerError(Code.NOT_FOUND, `Index not found: ${a.name}`);
       return;
-    case 'addColumn': {
-      const t = schema.get(a.table);
-      if (t.columns.some((c) => c.name.toLowerCase() === a.column.name.toLowerCase()))
-        precondition(`Duplicate column name ${t.name}.${a.column.name}.`);
-      if (!a.column.nullable)
-        precondition(`Cannot add NOT NULL column ${t.name}.${a.column.name} to existing table ${t.name}.`);
-      t.columns.push(a.column);
-      storage.addColumn(t.name, a.column.name);
+    case 'addColumn':
+      addColumn(schema, storage, gen, a.table, a.column);
       return;
-    }
-    case 'dropColumn': {
-      const t = schema.get(a.table);
-      const c = schema.column(t, a.column);
-      if (t.primaryKey.some((k) => k.name === c.name)) precondition(`Cannot drop key column ${c.name}.`);
-      if (schema.indexesOf(t.name).some((i) => [...i.keys.map((k) => k.name), ...i.storing].includes(c.name)))
-        precondition(`Cannot drop column ${c.name} that is used by an index.`);
-      const used = constraintsUsing(schema, t, c.name);
-      if (used.length) precondition(`Cannot drop column ${c.name}: constraints ${used.join(', ')} use it.`);
-      t.columns = t.columns.filter((x) => x !== c);
-      storage.dropColumn(t.name, c.name);
+    case 'dropColumn':
+      dropColumn(schema, a.table, a.column);
       return;
-    }
+    case 'alterColumn':
+      alterColumn(schema, storage, a.table, a.column, a.change);
+      return;
     case 'setOption':
-      try {
-        const ns = parseRetention(a.value);
-        if (ns < 3600n * 1_000_000_000n || ns > 7n * 86400n * 1_000_000_000n) throw new Error('range');
-      } catch {
-        throw new SpannerError(
-          Code.INVALID_ARGUMENT,
-          `Invalid version_retention_period: ${a.value}. Must be between 1h and 7d.`,
-        );
-      }
-      schema.options.set(a.name, a.value);
+      setOption(schema, a.name, a.value);
   }
+}
+
+function setOption(schema: Schema, name: string, value: string): void {
+  try {
+    const ns = parseRetention(value);
+    if (ns < 3600n * 1_000_000_000n || ns > 7n * 86400n * 1_000_000_000n) throw new Error('range');
+  } catch {
+    throw new SpannerError(
+      Code.INVALID_ARGUMENT,
+      `Invalid version_retention_period: ${value}. Must be between 1h and 7d.`,
+    );
+  }
+  schema.options.set(name, value);
 }

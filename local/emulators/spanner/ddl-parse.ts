@@ -15,7 +15,7 @@ import {
   type Token,
   tokenize,
 } from './tokenizer';
-import { parseColumnType } from './types';
+import { type ColumnType, parseColumnType } from './types';
 
 /** One parsed DDL statement. */
 export type DdlAction =
@@ -25,6 +25,7 @@ export type DdlAction =
   | { kind: 'dropIndex'; name: string; ifExists: boolean }
   | { kind: 'addColumn'; table: string; column: Column }
   | { kind: 'dropColumn'; table: string; column: string }
+  | { kind: 'alterColumn'; table: string; column: string; change: ColumnChange }
   | { kind: 'setOption'; name: string; value: string };
 
 function unsupported(what: string): never {
@@ -48,8 +49,46 @@ function parenList(tokens: Token[], i: number): [Token[], number] {
   return [tokens.slice(i + 1, end), end + 1];
 }
 
+/** The text of tokens as written in `statement` (for a generation expression). */
+function sourceText(statement: string, tokens: Token[], open: number, close: number): string {
+  const first = tokens[open + 1];
+  const end = tokens[close];
+  if (!first || !end || first === end) return '';
+  return statement.slice(first.pos, end.pos).trim();
+}
+
+/** `AS (expr) [STORED]` (GoogleSQL) / `GENERATED ALWAYS AS (expr) STORED | VIRTUAL`; index after it. */
+function parseGeneration(part: Token[], i: number, statement: string, col: Column): number {
+  let j = i;
+  if (isWord(part[j], 'GENERATED')) {
+    if (!isWord(part[j + 1], 'ALWAYS')) syntax('expected GENERATED ALWAYS AS');
+    j += 2;
+  }
+  if (!isWord(part[j], 'AS') || !isOp(part[j + 1], '(')) syntax('expected AS ( expression )');
+  const close = closingParen(part, j + 1);
+  const expression = sourceText(statement, part, j + 1, close);
+  if (!expression) syntax(`generated column ${col.name} has an empty expression`);
+  let stored = false;
+  let k = close + 1;
+  if (isWord(part[k], 'STORED')) [stored, k] = [true, k + 1];
+  else if (isWord(part[k], 'VIRTUAL')) k++;
+  col.generated = { expression, stored };
+  return k - 1;
+}
+
+/** Parses `OPTIONS (allow_commit_timestamp = …)` at `i`; returns the index of its closing parenthesis. */
+function parseColumnOptions(part: Token[], i: number, col: Column): number {
+  const [opts, end] = parenList(part, i + 1);
+  const text = opts.map((o) => o.value.toLowerCase()).join('');
+  if (text === 'allow_commit_timestamp=true') col.ct.allowCommitTimestamp = true;
+  else if (text === 'allow_commit_timestamp=false' || text === 'allow_commit_timestamp=null')
+    col.ct.allowCommitTimestamp = false;
+  else unsupported(`column option ${text}`);
+  return end - 1;
+}
+
 /** Parses one column definition; `pk` collects an inline PostgreSQL PRIMARY KEY. */
-function parseColumn(part: Token[], d: Dialect, pk: KeyPart[]): Column {
+function parseColumn(part: Token[], d: Dialect, pk: KeyPart[], statement = ''): Column {
   const name = identName(part[0], d);
   const [ct, after] = parseColumnType(part, 1, d);
   const col: Column = { name, ct, nullable: true };
@@ -59,20 +98,15 @@ function parseColumn(part: Token[], d: Dialect, pk: KeyPart[]): Column {
     else if (isWord(t, 'PRIMARY') && isWord(part[i + 1], 'KEY') && d === 'POSTGRESQL') {
       pk.push({ name, desc: false });
       i++;
-    } else if (isWord(t, 'OPTIONS')) {
-      const [opts, end] = parenList(part, i + 1);
-      const text = opts.map((o) => o.value.toLowerCase()).join('');
-      if (text === 'allow_commit_timestamp=true') col.ct.allowCommitTimestamp = true;
-      else if (text !== 'allow_commit_timestamp=false' && text !== 'allow_commit_timestamp=null')
-        unsupported(`column option ${text}`);
-      i = end - 1;
-    } else if (isWord(t, 'NULL')) {
+    } else if (isWord(t, 'OPTIONS')) i = parseColumnOptions(part, i, col);
+    else if (isWord(t, 'AS') || isWord(t, 'GENERATED')) i = parseGeneration(part, i, statement, col);
+    else if (isWord(t, 'HIDDEN')) col.hidden = true;
+    else if (isWord(t, 'NULL')) {
       // PostgreSQL's explicit NULL is the default.
-    } else
-      unsupported(
-        `column ${name} clause ${t?.value} (DEFAULT, generated columns and HIDDEN are not emulated)`,
-      );
+    } else unsupported(`column ${name} clause ${t?.value} (DEFAULT values are not emulated)`);
   }
+  if (col.ct.type.code === 'TOKENLIST' && (!col.generated || !col.hidden))
+    unsupported(`TOKENLIST column ${name} that is not a HIDDEN generated column`);
   return col;
 }
 
@@ -90,7 +124,7 @@ function parseInterleave(tokens: Token[], i: number, d: Dialect, table: Table): 
   return j;
 }
 
-function parseCreateTable(tokens: Token[], d: Dialect): DdlAction {
+function parseCreateTable(tokens: Token[], d: Dialect, statement: string): DdlAction {
   let i = 2;
   const ifNotExists = isWord(tokens[i], 'IF');
   if (ifNotExists) i += 3;
@@ -103,7 +137,7 @@ function parseCreateTable(tokens: Token[], d: Dialect): DdlAction {
     if (isWord(part[0], 'PRIMARY') && isWord(part[1], 'KEY'))
       pk.push(...parseKeyList(parenList(part, 2)[0], d));
     else if (isTableConstraint(part)) constraints.push(part);
-    else columns.push(parseColumn(part, d, pk));
+    else columns.push(parseColumn(part, d, pk, statement));
   }
   const table: Table = { name, columns, primaryKey: pk };
   for (const part of constraints) addTableConstraint(table, part, d);
@@ -149,13 +183,50 @@ function parseCreateIndex(tokens: Token[], d: Dialect): DdlAction {
   return { kind: 'createIndex', index, ifNotExists };
 }
 
-function parseAlterTable(tokens: Token[], d: Dialect): DdlAction {
+/** A change to one column (ALTER TABLE … ALTER COLUMN): a new type, nullability or commit-timestamp option. */
+export interface ColumnChange {
+  /** The new declaration (type and NOT NULL), when the statement restates the column. */
+  type?: ColumnType;
+  nullable?: boolean;
+  allowCommitTimestamp?: boolean;
+}
+
+/** GoogleSQL `c type [NOT NULL]` or `c SET OPTIONS (…)`; PostgreSQL `c TYPE t`, `SET / DROP NOT NULL`. */
+function parseAlterColumn(tokens: Token[], d: Dialect): ColumnChange {
+  const [first, second] = tokens;
+  if (isWord(first, 'SET') && isWord(second, 'OPTIONS')) {
+    const col: Column = { name: '', ct: { type: { code: 'TIMESTAMP' } }, nullable: true };
+    parseColumnOptions(tokens, 1, col);
+    return { allowCommitTimestamp: col.ct.allowCommitTimestamp === true };
+  }
+  if ((isWord(first, 'SET') || isWord(first, 'DROP')) && isWord(second, 'NOT') && isWord(tokens[2], 'NULL'))
+    return { nullable: isWord(first, 'DROP') };
+  if (isWord(first, 'SET') || isWord(first, 'DROP'))
+    unsupported(`ALTER COLUMN ${first?.value} ${second?.value ?? ''}`);
+  const at = d === 'POSTGRESQL' && isWord(first, 'TYPE') ? 1 : d === 'POSTGRESQL' ? -1 : 0;
+  if (at < 0) syntax('expected TYPE, SET NOT NULL or DROP NOT NULL after ALTER COLUMN');
+  const col = parseColumn([{ kind: 'ident', value: 'c', pos: -1 }, ...tokens.slice(at)], d, []);
+  if (col.generated || col.hidden) unsupported('ALTER COLUMN to a generated or hidden column');
+  const change: ColumnChange = { type: col.ct };
+  if (d !== 'POSTGRESQL') change.nullable = col.nullable;
+  if (col.ct.allowCommitTimestamp !== undefined) change.allowCommitTimestamp = col.ct.allowCommitTimestamp;
+  return change;
+}
+
+function parseAlterTable(tokens: Token[], d: Dialect, statement: string): DdlAction {
   const table = identName(tokens[2], d);
   let i = 4;
   if (isWord(tokens[i], 'COLUMN')) i++;
   if (isWord(tokens[3], 'ADD'))
-    return { kind: 'addColumn', table, column: parseColumn(tokens.slice(i), d, []) };
+    return { kind: 'addColumn', table, column: parseColumn(tokens.slice(i), d, [], statement) };
   if (isWord(tokens[3], 'DROP')) return { kind: 'dropColumn', table, column: identName(tokens[i], d) };
+  if (isWord(tokens[3], 'ALTER'))
+    return {
+      kind: 'alterColumn',
+      table,
+      column: identName(tokens[i], d),
+      change: parseAlterColumn(tokens.slice(i + 1), d),
+    };
   return unsupported(`ALTER TABLE ... ${tokens[3]?.value ?? ''}`);
 }
 
@@ -179,12 +250,13 @@ function parseDrop(tokens: Token[], d: Dialect): DdlAction {
 
 /** Parses one DDL statement. */
 export function parseDdl(statement: string, d: Dialect): DdlAction {
-  const tokens = tokenize(statement.trim().replace(/;\s*$/, ''), d);
+  const text = statement.trim().replace(/;\s*$/, '');
+  const tokens = tokenize(text, d);
   const [a, b, c] = tokens;
-  if (isWord(a, 'CREATE') && isWord(b, 'TABLE')) return parseCreateTable(tokens, d);
+  if (isWord(a, 'CREATE') && isWord(b, 'TABLE')) return parseCreateTable(tokens, d, text);
   if (isWord(a, 'CREATE') && (isWord(b, 'INDEX') || isWord(b, 'UNIQUE') || isWord(b, 'NULL_FILTERED')))
     return parseCreateIndex(tokens, d);
-  if (isWord(a, 'ALTER') && isWord(b, 'TABLE')) return parseAlterTable(tokens, d);
+  if (isWord(a, 'ALTER') && isWord(b, 'TABLE')) return parseAlterTable(tokens, d, text);
   if (isWord(a, 'ALTER') && isWord(b, 'DATABASE')) return parseAlterDatabase(tokens);
   if (isWord(a, 'DROP')) return parseDrop(tokens, d);
   if (isWord(a, 'CREATE') && isWord(b, 'CHANGE') && isWord(c, 'STREAM'))

@@ -77,11 +77,14 @@ function runInsert(run: DmlRun, tokens: Token[]): number {
     if (raw.length !== columns.length)
       throw new SpannerError(Code.INVALID_ARGUMENT, 'Inserted row has the wrong number of column values');
     const row = Object.fromEntries(columns.map((c, n) => [c.name, rawToColumn(raw[n] ?? null, c.ct.type)]));
+    // Unlisted columns are written as NULL (the service does the same); generated ones are computed.
+    const unlisted = table.columns.filter((c) => !c.generated && !(c.name in row));
+    for (const c of unlisted) row[c.name] = null;
     run.writer.write(
       'insert',
       table,
       row,
-      table.columns.map((c) => c.name),
+      table.columns.filter((c) => c.name in row).map((c) => c.name),
     );
   }
   return rows.length;

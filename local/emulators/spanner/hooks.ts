@@ -44,6 +44,8 @@ export interface ColumnInfo {
   ordinalPosition: number;
   isPrimaryKey: boolean;
   nullable: boolean;
+  /** A generated column (stored or not): change streams never track it unless it is a key column. */
+  generated?: boolean;
 }
 
 /** One user table, as the change-stream engine needs to know it. */
@@ -82,7 +84,17 @@ export interface CommitEvent {
   transactionTag: string;
   changes: RowChange[];
   schema: SchemaView;
+  /**
+   * The transaction asked not to be recorded (`exclude_txn_from_change_streams`): streams with
+   * `allow_txn_exclusion = true` skip it, every other stream records it.
+   */
+  excludedFromChangeStreams?: boolean;
 }
+
+/** A schema change the change-stream engine may refuse (FAILED_PRECONDITION) before the core applies it. */
+export type SchemaChange =
+  | { kind: 'dropTable'; table: string }
+  | { kind: 'dropColumn'; table: string; column: string };
 
 /** Result of a streaming query produced outside the SQL engine. */
 export interface StreamingQuery {
@@ -116,6 +128,8 @@ export interface QueryRequest {
 export interface ChangeStreamHooks {
   /** Returns true when the statement was a change-stream DDL statement and has been applied. */
   applyDdl(statement: string, schema: SchemaView, nowNs: bigint): boolean;
+  /** Throws when a stream forbids the change (a table or column it tracks explicitly cannot be dropped). */
+  checkSchemaChange?(change: SchemaChange, schema: SchemaView): void;
   /** Records the change records a commit produces. */
   onCommit(event: CommitEvent): void;
   /** Returns a streaming query when `sql` is a change-stream TVF query, or undefined to let the core run it. */

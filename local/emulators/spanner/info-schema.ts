@@ -16,7 +16,7 @@ const T = 'TABLE_CATALOG:S TABLE_SCHEMA:S TABLE_NAME:S';
 const VIEWS: Record<string, string> = {
   SCHEMATA: 'CATALOG_NAME:S SCHEMA_NAME:S EFFECTIVE_TIMESTAMP:I',
   TABLES: `${T} TABLE_TYPE:S PARENT_TABLE_NAME:S ON_DELETE_ACTION:S SPANNER_STATE:S INTERLEAVE_TYPE:S ROW_DELETION_POLICY_EXPRESSION:S`,
-  COLUMNS: `${T} COLUMN_NAME:S ORDINAL_POSITION:I COLUMN_DEFAULT:S DATA_TYPE:S IS_NULLABLE:S SPANNER_TYPE:S IS_GENERATED:S GENERATION_EXPRESSION:S IS_STORED:S SPANNER_STATE:S`,
+  COLUMNS: `${T} COLUMN_NAME:S ORDINAL_POSITION:I COLUMN_DEFAULT:S DATA_TYPE:S IS_NULLABLE:S SPANNER_TYPE:S IS_GENERATED:S GENERATION_EXPRESSION:S IS_STORED:S IS_HIDDEN:B SPANNER_STATE:S`,
   TABLE_CONSTRAINTS: `CONSTRAINT_CATALOG:S CONSTRAINT_SCHEMA:S CONSTRAINT_NAME:S ${T} CONSTRAINT_TYPE:S IS_DEFERRABLE:S INITIALLY_DEFERRED:S ENFORCED:S`,
   KEY_COLUMN_USAGE: `CONSTRAINT_CATALOG:S CONSTRAINT_SCHEMA:S CONSTRAINT_NAME:S ${T} COLUMN_NAME:S ORDINAL_POSITION:I POSITION_IN_UNIQUE_CONSTRAINT:I`,
   INDEXES: `${T} INDEX_NAME:S INDEX_TYPE:S PARENT_TABLE_NAME:S IS_UNIQUE:B IS_NULL_FILTERED:B INDEX_STATE:S SPANNER_IS_MANAGED:B`,
@@ -43,13 +43,17 @@ function columnsOf(view: string): Array<[string, Kind]> {
 /** Maintains the INFORMATION_SCHEMA tables of one database. */
 export class InformationSchema {
   private filledVersion = -1;
+  private filled: Schema | undefined;
+  /** The schema the tables were last filled from (the live one, or a version a stale read asked for). */
+  private schema: Schema;
 
   constructor(
     private readonly db: BetterSqlite3.Database,
-    private readonly schema: Schema,
+    private readonly live: Schema,
     private readonly catalog: string,
     private readonly hooks?: ChangeStreamHooks,
   ) {
+    this.schema = live;
     db.exec(`ATTACH DATABASE ':memory:' AS information_schema`);
     for (const view of Object.keys(VIEWS)) {
       const cols = columnsOf(view).map(([n]) => qi(this.name(n)));
@@ -65,13 +69,18 @@ export class InformationSchema {
     return kind === 'B' && this.schema.dialect !== 'POSTGRESQL' ? { code: 'BOOL' } : { code: 'STRING' };
   }
 
-  /** Refills the tables when the schema changed since the last fill. */
-  refresh(): void {
-    if (this.filledVersion === this.schema.version) return;
+  /**
+   * Refills the tables from `schema` (the live one, or the version a read at an earlier timestamp sees) when
+   * they were filled from another schema or it changed since. The change-stream views are always current.
+   */
+  refresh(schema: Schema = this.live): void {
+    if (this.filled === schema && this.filledVersion === schema.version) return;
+    this.schema = schema;
     this.db.transaction(() => {
       for (const view of Object.keys(VIEWS)) this.fill(view, this.rows(view));
     })();
-    this.filledVersion = this.schema.version;
+    this.filled = schema;
+    this.filledVersion = schema.version;
   }
 
   private name(n: string): string {
@@ -128,8 +137,10 @@ export class InformationSchema {
             DATA_TYPE: pg ? pgDataType(c.ct) : null,
             IS_NULLABLE: c.nullable ? 'YES' : 'NO',
             SPANNER_TYPE: spannerTypeName(c.ct, this.schema.dialect),
-            IS_GENERATED: 'NEVER',
-            IS_STORED: null,
+            IS_GENERATED: c.generated ? 'ALWAYS' : 'NEVER',
+            GENERATION_EXPRESSION: c.generated?.expression ?? null,
+            IS_STORED: c.generated ? (c.generated.stored ? 'YES' : 'NO') : null,
+            IS_HIDDEN: this.bool(c.hidden === true),
             SPANNER_STATE: 'COMMITTED',
           })),
         );

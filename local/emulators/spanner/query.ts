@@ -5,8 +5,8 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import { Code, SpannerError, type SpannerTypeJson, type WireValue } from './hooks';
 import type { InformationSchema } from './info-schema';
-import type { Schema } from './schema';
-import { qi, type ReadView, type Storage } from './storage';
+import { physicalColumn, type Schema } from './schema';
+import { physicalName, qi, type ReadView, type Storage } from './storage';
 import type { Dialect } from './tokenizer';
 import { type Translated, translate } from './translate';
 import { inferType, type StoredValue, storedToWire } from './values';
@@ -37,7 +37,8 @@ export function sqliteError(err: unknown): SpannerError {
 export function withSnapshot(ctx: QueryContext, t: Translated, view: ReadView): string {
   const ctes = [...t.tables].map((name) => {
     const table = ctx.schema.get(name);
-    return `${qi(table.name)} AS (${ctx.storage.viewSql(table, view)})`;
+    // Hidden columns (TOKENLIST) stay out of `SELECT *`, and are never returned by a query.
+    return `${qi(table.name)} AS (${ctx.storage.viewSql(table, view, false, false)})`;
   });
   if (ctes.length === 0) return t.sql;
   if (t.startsWithWith) return `WITH ${ctes.join(', ')}, ${t.sql.replace(/^WITH\s+/i, '')}`;
@@ -54,8 +55,11 @@ function columnType(
       const t = ctx.info.typeOf(col.table, col.column);
       if (t) return t;
     } else if (col.table.startsWith('v$')) {
-      const table = ctx.schema.find(col.table.slice(2));
-      const c = table?.columns.find((x) => x.name.toLowerCase() === col.column?.toLowerCase());
+      const physicalTable = col.table;
+      const table = [...ctx.schema.tablesByName.values()].find(
+        (t) => (t.physical ?? physicalName(t.name)) === physicalTable,
+      );
+      const c = table?.columns.find((x) => physicalColumn(x) === col.column);
       if (c) return c.ct.type;
     }
   }
@@ -84,7 +88,7 @@ export function runRaw(
   view: ReadView,
   params: Record<string, StoredValue>,
 ): RawResult {
-  ctx.info.refresh();
+  ctx.info.refresh(ctx.schema);
   const stmt = prepare(ctx, withSnapshot(ctx, t, view));
   if (!stmt.reader) throw new SpannerError(Code.INVALID_ARGUMENT, 'Statement is not a query');
   try {

@@ -21,6 +21,12 @@ export interface ReadSpec {
 export function readRows(ctx: QueryContext, spec: ReadSpec, view: ReadView): QueryResult {
   const table = ctx.schema.get(spec.table);
   const columns = (spec.columns ?? []).map((c) => ctx.schema.column(table, c));
+  const tokens = columns.find((c) => c.ct.type.code === 'TOKENLIST');
+  if (tokens)
+    throw new SpannerError(
+      Code.INVALID_ARGUMENT,
+      `Column ${table.name}.${tokens.name} of type TOKENLIST cannot be read; use it in a search function`,
+    );
   const index = spec.index ? ctx.schema.indexesByName.get(spec.index.toLowerCase()) : undefined;
   if (spec.index && (!index || index.table !== table.name))
     throw new SpannerError(Code.NOT_FOUND, `Index not found on table ${table.name}: ${spec.index}`);

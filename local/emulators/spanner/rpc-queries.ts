@@ -96,7 +96,8 @@ async function execute(
   let view = r.view;
   if (req.partitionToken?.length)
     view = partitionView(state, db, req.partitionToken, req.sql, req.transaction);
-  const res = runTranslated(db.ctx, translate(req.sql, db.dialect, db.schema), view, storedParams(req));
+  const ctx = db.ctxAt(view);
+  const res = runTranslated(ctx, translate(req.sql, db.dialect, ctx.schema), view, storedParams(req));
   return {
     metadata: { rowType: { fields: res.fields }, transaction: r.metadata },
     rows: res.rows,
@@ -114,7 +115,7 @@ function readOutcome(state: EmulatorState, req: ReadRequest, r: Resolved, db: Em
   let view = r.view;
   if (req.partitionToken?.length)
     view = partitionView(state, db, req.partitionToken, `table:${req.table}`, req.transaction);
-  const res = readRows(db.ctx, req, view);
+  const res = readRows(db.ctxAt(view), req, view);
   return {
     metadata: { rowType: { fields: res.fields }, transaction: r.metadata },
     rows: res.rows,

@@ -6,11 +6,27 @@ import { Code, type SchemaView, SpannerError, type TableInfo } from './hooks';
 import type { Dialect, Token } from './tokenizer';
 import { type ColumnType, spannerTypeName } from './types';
 
+/** How a generated column is computed: `AS (expression) [STORED]` / `GENERATED ALWAYS AS (…) STORED`. */
+export interface Generation {
+  /** The expression as written between the parentheses. */
+  expression: string;
+  stored: boolean;
+}
+
 /** One column of a table. */
 export interface Column {
   name: string;
   ct: ColumnType;
   nullable: boolean;
+  /**
+   * The column's name in the physical table, when it is not `name`: a type change writes a new physical
+   * column and a column added again after a drop gets a fresh one, so reads at earlier timestamps keep
+   * seeing the values (and types) of their own schema version.
+   */
+  physical?: string;
+  generated?: Generation;
+  /** HIDDEN: left out of `SELECT *` (TOKENLIST columns of full-text search are hidden). */
+  hidden?: boolean;
 }
 
 /** One key part of a primary key or index. */
@@ -44,6 +60,8 @@ export interface Table {
   onDeleteCascade?: boolean;
   foreignKeys?: ForeignKey[];
   checks?: CheckConstraint[];
+  /** The physical table, when it is not `v$<name>` (a table created again after a drop gets a fresh one). */
+  physical?: string;
 }
 
 /** One secondary index. */
@@ -57,7 +75,15 @@ export interface Index {
   interleaveIn?: string;
 }
 
-/** Mutable schema of one database. */
+/** Schema versions kept for reads at earlier timestamps (far more than one version retention needs). */
+const MAX_VERSIONS = 10_000;
+
+/** The physical column of a column (see {@link Column.physical}). */
+export function physicalColumn(c: Column): string {
+  return c.physical ?? c.name;
+}
+
+/** Mutable schema of one database, with its earlier versions. */
 export class Schema implements SchemaView {
   readonly tablesByName = new Map<string, Table>();
   readonly indexesByName = new Map<string, Index>();
@@ -65,8 +91,50 @@ export class Schema implements SchemaView {
   readonly options = new Map<string, string>();
   /** Bumped on every change, so derived state (INFORMATION_SCHEMA) knows when to refresh. */
   version = 0;
+  /** Earlier versions, oldest first: each a copy of the schema as it stood from `fromNs` on. */
+  private readonly history: Array<{ fromNs: bigint; schema: Schema }> = [];
+  /** Since when the live schema stands (the commit timestamp of the last DDL statement). */
+  private liveFromNs = 0n;
 
   constructor(readonly dialect: Dialect) {}
+
+  /** A copy that later DDL does not change (tables, columns, indexes and options). */
+  copy(): Schema {
+    const out = new Schema(this.dialect);
+    for (const [k, t] of this.tablesByName)
+      out.tablesByName.set(k, {
+        ...t,
+        columns: t.columns.map((c) => ({ ...c, ct: { ...c.ct } })),
+        primaryKey: t.primaryKey.map((p) => ({ ...p })),
+      });
+    for (const [k, i] of this.indexesByName)
+      out.indexesByName.set(k, { ...i, keys: i.keys.map((p) => ({ ...p })), storing: [...i.storing] });
+    for (const [k, v] of this.options) out.options.set(k, v);
+    out.version = this.version;
+    return out;
+  }
+
+  /**
+   * Records that a DDL statement took effect at `ns`; `before` is a copy taken before it was applied. Reads
+   * at earlier timestamps keep using `before`, as the service reads at a timestamp with the schema of that
+   * timestamp.
+   */
+  advance(before: Schema, ns: bigint): void {
+    this.history.push({ fromNs: this.liveFromNs, schema: before });
+    this.liveFromNs = ns;
+    this.version++;
+    if (this.history.length > MAX_VERSIONS) this.history.shift();
+  }
+
+  /** The schema as it stood at `ns` (this one from the last DDL statement on). */
+  at(ns: bigint): Schema {
+    if (ns >= this.liveFromNs) return this;
+    for (let i = this.history.length - 1; i >= 0; i--) {
+      const v = this.history[i] as { fromNs: bigint; schema: Schema };
+      if (v.fromNs <= ns) return v.schema;
+    }
+    return this.history[0]?.schema ?? this;
+  }
 
   /** The table, or undefined. */
   find(name: string): Table | undefined {
@@ -141,6 +209,7 @@ function toInfo(t: Table): TableInfo {
       ordinalPosition: i + 1,
       isPrimaryKey: keys.has(c.name),
       nullable: c.nullable,
+      ...(c.generated ? { generated: true } : {}),
     })),
   };
 }
@@ -149,11 +218,18 @@ function q(name: string, dialect: Dialect): string {
   return dialect === 'POSTGRESQL' ? (/^[a-z_][a-z0-9_]*$/.test(name) ? name : `"${name}"`) : name;
 }
 
+function generation(c: Column, d: Dialect): string {
+  if (!c.generated) return '';
+  const { expression, stored } = c.generated;
+  if (d === 'POSTGRESQL') return ` GENERATED ALWAYS AS (${expression}) ${stored ? 'STORED' : 'VIRTUAL'}`;
+  return ` AS (${expression})${stored ? ' STORED' : ''}`;
+}
+
 function printTable(t: Table, d: Dialect): string {
   const cols = t.columns.map((c) => {
     const opts =
       c.ct.allowCommitTimestamp && d !== 'POSTGRESQL' ? ' OPTIONS (allow_commit_timestamp = true)' : '';
-    return `  ${q(c.name, d)} ${spannerTypeName(c.ct, d)}${c.nullable ? '' : ' NOT NULL'}${opts}`;
+    return `  ${q(c.name, d)} ${spannerTypeName(c.ct, d)}${c.nullable ? '' : ' NOT NULL'}${generation(c, d)}${c.hidden ? ' HIDDEN' : ''}${opts}`;
   });
   cols.push(...constraintLines(t, d));
   const pk = t.primaryKey.map((k) => `${q(k.name, d)}${k.desc ? ' DESC' : ''}`).join(', ');

@@ -64,8 +64,20 @@ export async function beginFrom(
 ): Promise<Txn> {
   if (opts?.mode === 'partitionedDml')
     throw new SpannerError(Code.UNIMPLEMENTED, 'The emulator does not support partitioned DML');
+  checkExclusion(opts);
   if (opts?.mode === 'readOnly') return db.begin(true, await boundNs(db, opts.readOnly), tag);
-  return db.begin(false, db.clock.nowNs(), tag);
+  const txn = db.begin(false, db.clock.nowNs(), tag);
+  if (opts?.excludeTxnFromChangeStreams) txn.excludeFromChangeStreams = true;
+  return txn;
+}
+
+/** `exclude_txn_from_change_streams` is only valid for read-write (and partitioned DML) transactions. */
+export function checkExclusion(opts: TxnOptionsJson | undefined): void {
+  if (opts?.excludeTxnFromChangeStreams && opts.mode === 'readOnly')
+    throw new SpannerError(
+      Code.INVALID_ARGUMENT,
+      'exclude_txn_from_change_streams can only be set for read-write or partitioned DML transactions',
+    );
 }
 
 /** The Transaction message for a (new) transaction. */
@@ -113,6 +125,7 @@ export async function resolve(
       'DML statements require a read-write transaction (begin or id selector)',
     );
   const opts = sel?.singleUse;
+  checkExclusion(opts);
   if (opts?.mode && opts.mode !== 'readOnly')
     throw new SpannerError(
       Code.INVALID_ARGUMENT,

@@ -7,7 +7,7 @@
  */
 import type BetterSqlite3 from 'better-sqlite3';
 import type { WireValue } from './hooks';
-import type { Column, Table } from './schema';
+import { type Column, physicalColumn, type Table } from './schema';
 import { type StoredValue, storedToWire } from './values';
 
 /** A row by column name, in stored form. */
@@ -31,9 +31,14 @@ export function ql(text: string): string {
   return `'${text.replace(/'/g, "''")}'`;
 }
 
-/** Name of the physical table of a user table. */
-export function physical(table: string): string {
-  return qi(`v$${table.toLowerCase()}`);
+/** Default name of the physical table of a user table (unquoted). */
+export function physicalName(table: string): string {
+  return `v$${table.toLowerCase()}`;
+}
+
+/** The physical table of a user table, quoted. */
+export function physical(table: Table): string {
+  return qi(table.physical ?? physicalName(table.name));
 }
 
 /** Encodes a row's primary key (wire form, as JSON) — equal keys give equal text. */
@@ -49,36 +54,95 @@ export function encodeKey(table: Table, row: Row): string {
 export class Storage {
   constructor(readonly db: BetterSqlite3.Database) {}
 
-  /** Creates the physical table of a new user table. */
+  /**
+   * Creates the physical table of a new user table. A table dropped earlier keeps its physical table (reads
+   * at timestamps before the drop still see it), so a table created again under its name gets a fresh one.
+   */
   create(table: Table): void {
-    const cols = table.columns.map((c) => qi(c.name)).join(', ');
-    const p = physical(table.name);
+    let name = physicalName(table.name);
+    for (let n = 1; this.exists(name); n++) name = `${physicalName(table.name)}~${n}`;
+    if (name !== physicalName(table.name)) table.physical = name;
+    const cols = table.columns.map((c) => qi(physicalColumn(c))).join(', ');
+    const p = qi(name);
     this.db.exec(
       `CREATE TABLE ${p} (${cols}, _sk TEXT NOT NULL, _sts INTEGER, _sdel INTEGER NOT NULL, _stx TEXT)`,
     );
-    this.db.exec(`CREATE INDEX ${qi(`i$${table.name.toLowerCase()}`)} ON ${p} (_sk, _sts)`);
-    this.db.exec(`CREATE INDEX ${qi(`t$${table.name.toLowerCase()}`)} ON ${p} (_stx)`);
+    this.db.exec(`CREATE INDEX ${qi(`i$${name}`)} ON ${p} (_sk, _sts)`);
+    this.db.exec(`CREATE INDEX ${qi(`t$${name}`)} ON ${p} (_stx)`);
   }
 
-  /** Drops a user table's data. */
-  drop(table: string): void {
-    this.db.exec(`DROP TABLE ${physical(table)}`);
+  private exists(name: string): boolean {
+    return (
+      this.db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).get(name) !== undefined
+    );
   }
 
-  /** Adds a column (old versions read it as NULL). */
-  addColumn(table: string, column: string): void {
-    this.db.exec(`ALTER TABLE ${physical(table)} ADD COLUMN ${qi(column)}`);
+  private columnNames(table: Table): Set<string> {
+    const rows = this.db
+      .prepare(`SELECT name FROM pragma_table_info(?)`)
+      .all(table.physical ?? physicalName(table.name));
+    return new Set((rows as Array<{ name: string }>).map((r) => r.name.toLowerCase()));
   }
 
-  /** Drops a column from every version. */
-  dropColumn(table: string, column: string): void {
-    this.db.exec(`ALTER TABLE ${physical(table)} DROP COLUMN ${qi(column)}`);
+  /**
+   * Adds a physical column for `column` (old versions read it as NULL) and sets `column.physical` when its
+   * name is taken by a column of an earlier schema version (dropped, or replaced by a type change).
+   */
+  addColumn(table: Table, column: Column): void {
+    const taken = this.columnNames(table);
+    let name = column.name;
+    for (let n = 1; taken.has(name.toLowerCase()); n++) name = `${column.name}~${n}`;
+    if (name !== column.name) column.physical = name;
+    else delete column.physical;
+    this.db.exec(`ALTER TABLE ${physical(table)} ADD COLUMN ${qi(name)}`);
   }
 
-  /** SQL of a CTE body that shows `table` as `view` sees it. */
-  viewSql(table: Table, view: ReadView): string {
-    const p = physical(table.name);
-    const cols = table.columns.map((c) => `v.${qi(c.name)}`).join(', ');
+  /** Copies every version of a column into another physical column, converting each stored value. */
+  copyColumn(table: Table, from: Column, to: Column, convert: (v: StoredValue) => StoredValue): void {
+    const p = physical(table);
+    const src = qi(physicalColumn(from));
+    const rows = this.db
+      .prepare(`SELECT rowid AS r, ${src} AS v FROM ${p}`)
+      .safeIntegers(true)
+      .all() as Array<{
+      r: bigint;
+      v: StoredValue;
+    }>;
+    const update = this.db.prepare(`UPDATE ${p} SET ${qi(physicalColumn(to))} = ? WHERE rowid = ?`);
+    for (const { r, v } of rows) update.run(convert(v), r);
+  }
+
+  /** Every stored version of every row (committed or not), with its rowid, columns under their names. */
+  versions(table: Table): Array<{ rowid: bigint; row: Row }> {
+    const cols = table.columns.map((c) => `${qi(physicalColumn(c))} AS ${qi(c.name)}`);
+    const sql = `SELECT rowid AS _rowid, ${cols.join(', ')} FROM ${physical(table)} WHERE _sdel = 0`;
+    const rows = this.db.prepare(sql).safeIntegers(true).all() as Array<Row & { _rowid: bigint }>;
+    return rows.map(({ _rowid, ...row }) => ({ rowid: _rowid, row }));
+  }
+
+  /** Overwrites one column of one stored version. */
+  setValue(table: Table, rowid: bigint, column: Column, value: StoredValue): void {
+    const sql = `UPDATE ${physical(table)} SET ${qi(physicalColumn(column))} = ? WHERE rowid = ?`;
+    this.db.prepare(sql).run(value, rowid);
+  }
+
+  /** Every stored value of a column in the newest committed version of each live row (for DDL checks). */
+  currentValues(table: Table, column: Column, snapNs: bigint): Array<{ key: string; value: StoredValue }> {
+    const sql = `SELECT _sk AS k, ${qi(column.name)} AS v FROM (${this.viewSql(table, { snapNs }, true)})`;
+    const rows = this.db.prepare(sql).safeIntegers(true).all() as Array<{ k: string; v: StoredValue }>;
+    return rows.map((r) => ({ key: r.k, value: r.v }));
+  }
+
+  /**
+   * SQL of a CTE body that shows `table` as `view` sees it: its columns under their names (hidden ones only
+   * when `all`), plus `_sk` when `withKey`.
+   */
+  viewSql(table: Table, view: ReadView, withKey = false, all = true): string {
+    const p = physical(table);
+    const cols = table.columns
+      .filter((c) => all || !c.hidden)
+      .map((c) => `v.${qi(physicalColumn(c))} AS ${qi(c.name)}`);
+    if (withKey) cols.push('v._sk AS _sk');
     const snap = view.snapNs.toString();
     const own = view.txn ? `v._stx = ${ql(view.txn)}` : '0';
     const notOverlaid = view.txn
@@ -90,13 +154,13 @@ export class Storage {
       if (view.range.lo !== undefined) where += ` AND v._sk >= ${ql(view.range.lo)}`;
       if (view.range.hi !== undefined) where += ` AND v._sk < ${ql(view.range.hi)}`;
     }
-    return `SELECT ${cols} FROM ${p} v WHERE ${where}`;
+    return `SELECT ${cols.join(', ')} FROM ${p} v WHERE ${where}`;
   }
 
   /** The row with encoded key `key` as `view` sees it, or undefined. */
   readRow(table: Table, key: string, view: ReadView): Row | undefined {
     const sql = `SELECT * FROM (${this.viewSql(table, view)}) WHERE 1`;
-    const p = physical(table.name);
+    const p = physical(table);
     const scoped = sql.replace(`FROM ${p} v WHERE`, `FROM ${p} v WHERE v._sk = ${ql(key)} AND`);
     // Safe integers: a row read back (e.g. to merge a partial update) must keep INT64 values above 2^53.
     return this.db.prepare(scoped).safeIntegers(true).get() as Row | undefined;
@@ -110,43 +174,46 @@ export class Storage {
 
   /** Records an uncommitted write (a row, or null for a deletion) of transaction `txn`. */
   writePending(table: Table, txn: string, key: string, row: Row | null): void {
-    const p = physical(table.name);
+    const p = physical(table);
     this.db.prepare(`DELETE FROM ${p} WHERE _stx = ? AND _sk = ?`).run(txn, key);
-    const names = table.columns.map((c) => c.name);
-    const cols = [...names.map(qi), '_sk', '_sts', '_sdel', '_stx'].join(', ');
+    const names = table.columns.map((c) => qi(physicalColumn(c)));
+    const cols = [...names, '_sk', '_sts', '_sdel', '_stx'].join(', ');
     const marks = [...names.map(() => '?'), '?', 'NULL', '?', '?'].join(', ');
-    const values = names.map((n) => (row ? (row[n] ?? null) : null));
+    const values = table.columns.map((c) => (row ? (row[c.name] ?? null) : null));
     this.db.prepare(`INSERT INTO ${p} (${cols}) VALUES (${marks})`).run(...values, key, row ? 0 : 1, txn);
   }
 
-  /** Encoded keys `txn` wrote in a table, with whether each is a deletion. */
+  /** Encoded keys `txn` wrote in a table, with whether each is a deletion (rows by column name). */
   pending(table: Table, txn: string): Array<{ key: string; row: Row | null }> {
-    const rows = this.db
-      .prepare(`SELECT * FROM ${physical(table.name)} WHERE _stx = ? ORDER BY rowid`)
-      .safeIntegers(true)
-      .all(txn) as Row[];
-    return rows.map((r) => ({ key: String(r._sk), row: r._sdel === 1n || r._sdel === 1 ? null : r }));
+    const cols = table.columns.map((c) => `${qi(physicalColumn(c))} AS ${qi(c.name)}`);
+    const sql = `SELECT ${[...cols, '_sk', '_sdel'].join(', ')} FROM ${physical(table)} WHERE _stx = ? ORDER BY rowid`;
+    const rows = this.db.prepare(sql).safeIntegers(true).all(txn) as Row[];
+    return rows.map(({ _sk, _sdel, ...r }) => ({
+      key: String(_sk),
+      row: _sdel === 1n || _sdel === 1 ? null : r,
+    }));
   }
 
   /** True when a committed version of the key is newer than `snapNs` (a write-write conflict). */
   changedSince(table: Table, key: string, snapNs: bigint): boolean {
-    const sql = `SELECT 1 FROM ${physical(table.name)} WHERE _sk = ? AND _stx IS NULL AND _sts > ? LIMIT 1`;
+    const sql = `SELECT 1 FROM ${physical(table)} WHERE _sk = ? AND _stx IS NULL AND _sts > ? LIMIT 1`;
     return this.db.prepare(sql).get(key, snapNs) !== undefined;
   }
 
   /** Makes `txn`'s writes in a table committed at `tsNs`. */
   commit(table: Table, txn: string, tsNs: bigint): void {
-    this.db.prepare(`UPDATE ${physical(table.name)} SET _sts = ?, _stx = NULL WHERE _stx = ?`).run(tsNs, txn);
+    this.db.prepare(`UPDATE ${physical(table)} SET _sts = ?, _stx = NULL WHERE _stx = ?`).run(tsNs, txn);
   }
 
   /** Discards `txn`'s writes in a table. */
   discard(table: Table, txn: string): void {
-    this.db.prepare(`DELETE FROM ${physical(table.name)} WHERE _stx = ?`).run(txn);
+    this.db.prepare(`DELETE FROM ${physical(table)} WHERE _stx = ?`).run(txn);
   }
 
   /** Replaces the commit-timestamp placeholder in `txn`'s pending writes of a column. */
-  fillCommitTimestamp(table: Table, column: string, txn: string, placeholder: string, text: string): void {
-    const sql = `UPDATE ${physical(table.name)} SET ${qi(column)} = ? WHERE _stx = ? AND ${qi(column)} = ?`;
+  fillCommitTimestamp(table: Table, column: Column, txn: string, placeholder: string, text: string): void {
+    const c = qi(physicalColumn(column));
+    const sql = `UPDATE ${physical(table)} SET ${c} = ? WHERE _stx = ? AND ${c} = ?`;
     this.db.prepare(sql).run(text, txn, placeholder);
   }
 }

@@ -14,7 +14,17 @@ export interface ColumnType {
   allowCommitTimestamp?: boolean;
 }
 
-const GSQL_SCALARS = ['INT64', 'FLOAT64', 'FLOAT32', 'BOOL', 'DATE', 'TIMESTAMP', 'NUMERIC', 'JSON'];
+const GSQL_SCALARS = [
+  'INT64',
+  'FLOAT64',
+  'FLOAT32',
+  'BOOL',
+  'DATE',
+  'TIMESTAMP',
+  'NUMERIC',
+  'JSON',
+  'TOKENLIST',
+];
 const PG_NAMES: Record<string, SpannerTypeJson> = {
   BIGINT: { code: 'INT64' },
   INT8: { code: 'INT64' },
@@ -35,6 +45,8 @@ const PG_NAMES: Record<string, SpannerTypeJson> = {
   DECIMAL: { code: 'NUMERIC', typeAnnotation: 'PG_NUMERIC' },
   JSONB: { code: 'JSON', typeAnnotation: 'PG_JSONB' },
   'SPANNER.COMMIT_TIMESTAMP': { code: 'TIMESTAMP' },
+  // Full-text search tokens: never returned by a read, only used by search functions.
+  'SPANNER.TOKENLIST': { code: 'TOKENLIST' },
 };
 
 function unsupported(what: string): never {
@@ -76,6 +88,8 @@ function parsePg(tokens: Token[], i: number): [ColumnType, number] {
   }
   if (isWord(tokens[i], 'SPANNER') && isOp(tokens[i + 1], '.') && isWord(tokens[i + 2], 'COMMIT_TIMESTAMP'))
     [name, used] = ['SPANNER.COMMIT_TIMESTAMP', 3];
+  if (isWord(tokens[i], 'SPANNER') && isOp(tokens[i + 1], '.') && isWord(tokens[i + 2], 'TOKENLIST'))
+    [name, used] = ['SPANNER.TOKENLIST', 3];
   if (!name) return unsupported(tokens[i]?.value ?? '(missing)');
   const [length, after] = readLength(tokens, i + used);
   let ct: ColumnType = { type: PG_NAMES[name] as SpannerTypeJson, length };
@@ -104,6 +118,7 @@ const PG_PRINT: Record<string, string> = {
   TIMESTAMP: 'timestamp with time zone',
   NUMERIC: 'numeric',
   JSON: 'jsonb',
+  TOKENLIST: 'spanner.tokenlist',
 };
 
 /** The type as INFORMATION_SCHEMA.COLUMNS.SPANNER_TYPE shows it (and as GetDatabaseDdl prints it). */

@@ -3,6 +3,7 @@
  * Each write lands in the transaction's uncommitted versions, so later reads and DML of the same
  * transaction see it, and is recorded for the commit's change list.
  */
+import type { Generator } from './generated';
 import { Code, SpannerError, type WireValue } from './hooks';
 import { type KeySetJson, keySetMatcher } from './keys';
 import {
@@ -76,6 +77,7 @@ export class Writer {
     private readonly schema: Schema,
     private readonly storage: Storage,
     private readonly txn: WriteTxn,
+    private readonly generator?: Generator,
   ) {}
 
   private view(): ReadView {
@@ -93,6 +95,18 @@ export class Writer {
 
   /** Writes one row of the given kind; `row` holds the named columns only. */
   write(kind: WriteKind, table: Table, row: Row, named: string[]): void {
+    const generated = table.columns.find((c) => c.generated && named.includes(c.name));
+    if (generated)
+      throw new SpannerError(
+        Code.FAILED_PRECONDITION,
+        `Cannot write into generated column \`${table.name}.${generated.name}\`.`,
+      );
+    // A generated key column is computed from the named columns before the row can be found by its key.
+    if (this.generator && table.primaryKey.some((k) => this.schema.column(table, k.name).generated)) {
+      const probe: Row = { ...row };
+      this.generator.fill(table, probe);
+      for (const k of table.primaryKey) if (!(k.name in row)) row[k.name] = probe[k.name] ?? null;
+    }
     for (const k of table.primaryKey)
       if (!(k.name in row)) throw nullValueForNotNullColumn(table.name, k.name);
     checkLengths(table, row);
@@ -104,6 +118,7 @@ export class Writer {
     const full: Row = {};
     for (const c of table.columns)
       full[c.name] = c.name in row ? (row[c.name] ?? null) : (base[c.name] ?? null);
+    this.generator?.fill(table, full);
     for (const c of table.columns) {
       if (c.nullable || full[c.name] !== null) continue;
       if (c.name in row) throw nullValueForNotNullColumn(table.name, `${table.name}.${c.name}`);

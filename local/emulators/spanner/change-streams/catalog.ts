@@ -2,7 +2,7 @@
  * The change streams of one database: applies parsed DDL with the service's validation (FAILED_PRECONDITION
  * for schema problems), and renders the canonical DDL for GetDatabaseDdl.
  */
-import { Code, type SchemaView, SpannerError } from '../hooks';
+import { Code, type SchemaChange, type SchemaView, SpannerError } from '../hooks';
 import type { DdlCommand, OptionValue } from './ddl-parse';
 import type { ForClause, StreamDefinition, StreamOptions } from './model';
 import { VALUE_CAPTURE_TYPES } from './model';
@@ -47,6 +47,10 @@ export function validateFor(name: string, fc: ForClause, schema: SchemaView): vo
         fail(
           `The FOR clause of Change Stream ${name} should not list the primary key column ${col.name} of Table ${table.name}. Please list non-key columns only, because primary key columns are always tracked if the table is tracked.`,
         );
+      } else if (col.generated) {
+        fail(
+          `Change Stream ${name} does not support tracking non-key generated column ${table.name}.${col.name}. Change Streams support tracking Tables and Columns in the default schema (not in INFORMATION_SCHEMA or SPANNER_SYS). Change Streams, Indexes, Queues, Views/Functions and non-key Generated Columns that are not STORED VOLATILE are not supported for tracking.`,
+        );
       } else if (cols.has(col.name)) {
         fail(
           `Change Stream ${name} should not list Column ${col.name} of Table ${table.name} more than once in the FOR clause.`,
@@ -86,6 +90,38 @@ function applyOption(options: StreamOptions, key: string, value: OptionValue, ch
   } else {
     throw new SpannerError(Code.INVALID_ARGUMENT, `Option: ${key} is unknown.`);
   }
+}
+
+/** Refuses to drop a table or column a stream lists explicitly in its FOR clause, as the service does. */
+export function checkSchemaChange(
+  streams: StreamDefinition[],
+  change: SchemaChange,
+  schema: SchemaView,
+): void {
+  const table = schema.table(change.table);
+  if (!table) return;
+  const tracking = streams.filter((s) => {
+    const entry =
+      s.forClause && !s.forClause.all
+        ? s.forClause.tables.find((t) => t.table.toLowerCase() === table.name.toLowerCase())
+        : undefined;
+    if (!entry) return false;
+    if (change.kind === 'dropTable') return true;
+    return (entry.columns ?? []).some((c) => c.toLowerCase() === change.column.toLowerCase());
+  });
+  if (tracking.length === 0) return;
+  const names = tracking.map((s) => s.name).join(',');
+  if (change.kind === 'dropTable') {
+    fail(
+      `Cannot drop table ${table.name}. Table ${table.name} is tracked by ${tracking.length} Change Stream: ${names}. Tables explicitly tracked by a Change Stream cannot be dropped. Please drop the Change Stream or modify its FOR clause to stop tracking the table explicitly before dropping the table.`,
+    );
+    return;
+  }
+  const wanted = change.column.toLowerCase();
+  const column = table.columns.find((c) => c.name.toLowerCase() === wanted)?.name ?? change.column;
+  fail(
+    `Cannot drop column ${table.name}.${column} . Column ${table.name}.${column} is tracked by ${tracking.length} Change Stream: ${names}. Columns explicitly tracked by a Change Stream cannot be dropped. Please alter the Change Stream to stop tracking the column before dropping the column.`,
+  );
 }
 
 /** Applies option assignments (NULL resets to the default) to a copy of `base`. */

@@ -19,6 +19,7 @@ export class CommitLog {
     this.lastCommitNs = event.commitTimestampNs;
     const txId = String(++this.txCounter);
     for (const { stream, partitions } of this.registry.live()) {
+      if (event.excludedFromChangeStreams && stream.options.allow_txn_exclusion === true) continue;
       const owner = (table: string, keyText: string) =>
         partitions.owner(hashKey(`${table}\u0000${keyText}`), event.commitTimestampNs);
       for (const [partition, records] of buildRecords(stream, event, txId, owner)) {

@@ -6,7 +6,7 @@
  */
 import type { ChangeStreamHooks, SchemaView } from '../hooks';
 import { type ChangeStreamAdmin, createAdmin, startChurnTimer } from './admin';
-import { renderDdl } from './catalog';
+import { checkSchemaChange, renderDdl } from './catalog';
 import { ChangeSignal } from './change-signal';
 import { CommitLog } from './commit-log';
 import { parseChangeStreamDdl } from './ddl-parse';
@@ -74,6 +74,10 @@ function hooksOf(parts: EngineParts): ChangeStreamHooks {
       registry.apply(command, schema, nowNs);
       changes.notify();
       return true;
+    },
+    checkSchemaChange: (change, schema) => {
+      schemas.seen(schema);
+      checkSchemaChange(registry.definitions(), change, schema);
     },
     onCommit: (event) => {
       schemas.seen(event.schema);

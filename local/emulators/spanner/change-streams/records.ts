@@ -13,8 +13,9 @@ import type { Partition } from './partitions';
 export function trackedColumns(stream: StreamDefinition, table: TableInfo): string[] | undefined {
   const fc = stream.forClause;
   if (!fc) return undefined;
+  // Generated columns are never tracked unless they are key columns (which every record carries anyway).
   const nonKey = table.columns
-    .filter((c) => !table.primaryKey.includes(c.name))
+    .filter((c) => !table.primaryKey.includes(c.name) && !c.generated)
     .sort((a, b) => a.ordinalPosition - b.ordinalPosition)
     .map((c) => c.name);
   if (fc.all) return nonKey;
