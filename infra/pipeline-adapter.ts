@@ -5,6 +5,7 @@
  */
 
 import { ConfigError, ENV_VARIABLES, type PipelineConfig, parseConfigObject } from '../shared/domain/config';
+import { tableRulesJson } from '../shared/domain/table-rules';
 import { formatTimestamp } from '../shared/domain/timestamp';
 import type { ConfigIssue } from './config-error';
 
@@ -65,9 +66,11 @@ function viewOf(c: PipelineConfig): PipelineView {
 export function pipelineEnvironment(c: PipelineConfig): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [path, variable] of Object.entries(ENV_VARIABLES)) {
-    const value = path
-      .split('.')
-      .reduce<unknown>((v, k) => (v as Record<string, unknown> | undefined)?.[k], c);
+    // `SLUICE_TABLES` also holds the all-tables rule and the exclusions, which parse into fields of their own.
+    const value =
+      path === 'tables'
+        ? tableRulesJson(c)
+        : path.split('.').reduce<unknown>((v, k) => (v as Record<string, unknown> | undefined)?.[k], c);
     if (value !== undefined) env[variable] = envValue(path, value);
   }
   return env;

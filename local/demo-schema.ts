@@ -23,6 +23,8 @@ export interface DemoColumn {
   name: string;
   kind: ColumnKind;
   nullable: boolean;
+  /** A stored generated column: never written by the workload, compared by the verifier. */
+  generated?: boolean;
 }
 
 /** One demo table and where it replicates to (`null` when that target is not configured). */
@@ -143,12 +145,20 @@ export function demoSchema(dialect: Dialect): DemoSchema {
   return { dialect, stream, ...t, tables: list, ddl: [...list.map((x) => createTable(x, pg)), streamDdl] };
 }
 
-/** `SLUICE_TABLES` of the demo: source table → its configured targets. */
-export function tablesConfig(schema: DemoSchema): Record<string, { replica?: string; history?: string }> {
-  return Object.fromEntries(
-    schema.tables.map((t) => [
-      t.name,
-      { ...(t.replica ? { replica: t.replica } : {}), ...(t.history ? { history: t.history } : {}) },
-    ]),
-  );
+/**
+ * `SLUICE_TABLES` of the demo, in the all-tables form: every table the FOR ALL stream watches — also one
+ * created while the demo runs — gets a replica `<table>` and a history `<table>_history` by the naming rule;
+ * Products, which only a backfill fills, gets a replica only.
+ */
+export function tablesConfig(schema: DemoSchema): Record<string, unknown> {
+  const explicit = schema.tables.filter((t) => t.history === null || t.replica === null);
+  return {
+    '*': { replica: true, history: true },
+    ...Object.fromEntries(
+      explicit.map((t) => [
+        t.name,
+        { ...(t.replica ? { replica: t.replica } : {}), ...(t.history ? { history: t.history } : {}) },
+      ]),
+    ),
+  };
 }

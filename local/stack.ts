@@ -69,6 +69,8 @@ export interface LocalStack {
   tickFailures: number;
   /** Partition states and the watermark, from the ledger. */
   progress(): PipelineProgress;
+  /** The status object the last tick wrote (what `GET /status` answers), or undefined before the first. */
+  status(): Record<string, unknown> | undefined;
   /** Resolves true once the watermark is at or past `target`, false after `timeoutMs`. */
   waitForCatchUp(target: Timestamp, timeoutMs: number): Promise<boolean>;
   /** Compares every configured BigQuery table with Spanner (history against `journal` when given). */
@@ -233,6 +235,10 @@ function assemble(p: Parts, ready: ReadyInfo): LocalStack {
       ticker = null;
     },
     progress: () => readProgress(p.emulators.gcs.admin, LOCAL.bucket, LOCAL.pipeline),
+    status: () => {
+      const text = p.emulators.gcs.admin.read(LOCAL.bucket, `${LOCAL.pipeline}/status.json`);
+      return text ? (JSON.parse(text.toString('utf8')) as Record<string, unknown>) : undefined;
+    },
     async waitForCatchUp(target, timeoutMs) {
       const deadline = Date.now() + timeoutMs;
       while (Date.now() < deadline) {

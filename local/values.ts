@@ -54,13 +54,13 @@ export function cellValue(column: DemoColumn, rng: Random): WireCell {
 /** A full row with the given key values. */
 export function rowValues(table: DemoTable, key: WireRow, rng: Random): WireRow {
   const row: WireRow = { ...key };
-  for (const c of table.columns) if (!(c.name in key)) row[c.name] = cellValue(c, rng);
+  for (const c of table.columns) if (!(c.name in key) && !c.generated) row[c.name] = cellValue(c, rng);
   return row;
 }
 
 /** Values for a few non-key columns (an update). */
 export function someValues(table: DemoTable, rng: Random): WireRow {
-  const candidates = table.columns.filter((c) => !table.key.includes(c.name));
+  const candidates = table.columns.filter((c) => !table.key.includes(c.name) && !c.generated);
   const chosen = candidates.filter(() => rng.chance(0.4));
   const columns = chosen.length > 0 ? chosen : [rng.pick(candidates)];
   return Object.fromEntries(columns.map((c) => [c.name, cellValue(c, rng)]));

@@ -30,6 +30,8 @@ export interface StartArgs {
   runtime: Runtime;
   /** Needed by `startAt: "snapshot"` and `restart-and-backfill` only. */
   backfills?: BackfillStarter | undefined;
+  /** The tables the stream watches now (what the all-tables rule of `SLUICE_TABLES` covers). */
+  watchedTables?: readonly string[];
 }
 
 /** Id of the backfill of a new pipeline (`startAt: "snapshot"`). */
@@ -45,7 +47,7 @@ export function retentionBackfillId(epoch: number): string {
  * stream must start. With no replica table there is nothing to load: the stream starts at now.
  */
 export async function snapshotHandOver(args: StartArgs, id: string, origin: JobOrigin): Promise<Timestamp> {
-  const tables = replicaTables(args.config);
+  const tables = replicaTables(args.config, args.watchedTables ?? []);
   if (tables.length === 0) return args.runtime.now();
   if (!args.backfills) {
     throw new SluiceError(

@@ -29,6 +29,8 @@ import { startQuietWindow } from './quiet-window';
 import { noop, recordTaskFailure, type TaskOutcome } from './reader-failure';
 import { enqueueReaderTask, type ReaderTask } from './reader-task';
 import { type AppSettings, epochMillis, type Runtime } from './settings';
+import { StreamGuard } from './stream-guard';
+import { TableRegistry } from './table-registry';
 import { runWindow, type WindowResult } from './window-run';
 
 /** The ports a reader uses. */
@@ -50,11 +52,18 @@ function quietTaskKey(entry: PartitionEntry, at: Timestamp): string {
 
 /** Runs reader tasks; one per function instance, shared by concurrent requests. */
 export class Reader {
+  /** The tables this instance replicates and their plans (shared by every window of the instance). */
+  readonly tables: TableRegistry;
+  private readonly guard: StreamGuard;
+
   constructor(
     private readonly ports: ReaderPorts,
     private readonly settings: AppSettings,
     private readonly runtime: Runtime,
-  ) {}
+  ) {
+    this.tables = new TableRegistry(ports, settings.config, runtime.log);
+    this.guard = new StreamGuard(ports.catalog, ports.ledger, settings.config, runtime);
+  }
 
   /** Runs one task; never throws (every failure becomes an outcome). */
   async run(task: ReaderTask, log: Logger = this.runtime.log): Promise<TaskOutcome> {
@@ -65,6 +74,12 @@ export class Reader {
       const manifest = await this.ports.ledger.readManifest();
       if (!manifest || manifest.value.epoch !== task.epoch || manifest.value.state !== 'running') {
         return noop(`pipeline epoch ${task.epoch} is not running`);
+      }
+      // Every window checks the stream's options: one that starts hiding changes stops the pipeline.
+      const stopped = await this.guard.stopIfHiding(manifest);
+      if (stopped) {
+        log.warn('task.noop', { reason: stopped });
+        return noop(`pipeline stopped: ${stopped}`);
       }
       if (this.settings.config.mode === 'scheduled') {
         leaseFree = true;
@@ -240,7 +255,7 @@ export class Reader {
     const ctx = {
       ledger,
       source,
-      sinks: { replica, history, catalog },
+      sinks: { replica, history, catalog, tables: this.tables },
       config,
       runtime: this.runtime,
       holder,

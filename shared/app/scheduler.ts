@@ -19,7 +19,10 @@ import { retentionBackfillId, type StartArgs, snapshotHandOver, startPipeline } 
 import { enqueueReaderTask } from './reader-task';
 import type { AppSettings, Runtime } from './settings';
 import { buildStatus, type PipelineStatus, type StatusError } from './status';
-import { type ValidatedStream, validateStream } from './stream-validation';
+import { StreamGuard } from './stream-guard';
+import { logValidated, type ValidatedStream, validateStream } from './stream-validation';
+import { TableRegistry } from './table-registry';
+import { previousTables, syncTables, type TableStatus } from './table-status';
 
 /** The ports the scheduler uses. */
 export interface SchedulerPorts {
@@ -46,55 +49,86 @@ export interface TickReport {
 export class Scheduler {
   private validated: ValidatedStream | undefined;
   private dialect: Dialect = 'GOOGLE_STANDARD_SQL';
+  /** The tables this instance plans and keeps ready in BigQuery (the tick finds new ones). */
+  private readonly registry: TableRegistry;
+  private readonly guard: StreamGuard;
+  /** The status's table list of the last tick (a dropped table keeps its entry). */
+  private tables: TableStatus[] | undefined;
 
   constructor(
     private readonly ports: SchedulerPorts,
     private readonly settings: AppSettings,
     private readonly runtime: Runtime,
-  ) {}
+  ) {
+    this.registry = new TableRegistry(ports, settings.config, runtime.log);
+    this.guard = new StreamGuard(ports.catalog, ports.ledger, settings.config, runtime);
+  }
 
-  /** Validates the stream, logs the watch scope and makes sure every destination table exists. */
+  /** Validates the stream once per instance and logs what was validated. */
   private async validate(): Promise<ValidatedStream> {
     if (this.validated) return this.validated;
-    const { catalog, replica, history } = this.ports;
-    const v = await validateStream(catalog, this.settings.config);
-    this.dialect = await catalog.dialect();
-    this.runtime.log.info('stream.validated', {
-      stream: this.settings.config.spanner.stream,
-      valueCaptureType: v.options.valueCaptureType,
-      retentionSeconds: v.options.retentionSeconds,
-      watchesAllTables: v.scope.all,
-      watched: Object.fromEntries(v.watched),
-    });
-    for (const [table, targets] of Object.entries(this.settings.config.tables)) {
-      if (targets.replica) {
-        const schema = await catalog.tableSchema(table);
-        await replica.ensureTable(targets.replica, schema, v.watched.get(table) ?? 'all');
-      }
-      if (targets.history) await history.ensureTable(targets.history);
-    }
+    const v = await validateStream(this.ports.catalog, this.settings.config);
+    this.dialect = v.dialect;
+    logValidated(this.runtime.log, this.settings.config, v);
     this.validated = v;
     return v;
+  }
+
+  /**
+   * Plans every watched table from one read of the catalog, creates the BigQuery tables of new ones and
+   * adds the columns others gained; returns the status's table list.
+   */
+  private async syncTables(): Promise<TableStatus[]> {
+    const { catalog, ledger } = this.ports;
+    const { config } = this.settings;
+    this.tables ??= previousTables(await ledger.readStatus().catch(() => undefined));
+    const scope = await catalog.streamScope(config.spanner.stream);
+    if (!scope) throw new SluiceError('permanent', `change stream ${config.spanner.stream} does not exist`);
+    const args = {
+      catalog,
+      registry: this.registry,
+      config,
+      scope,
+      previous: this.tables,
+      log: this.runtime.log,
+    };
+    this.tables = await syncTables(args);
+    return this.tables;
   }
 
   /** Runs one tick. @throws SluiceError; retryable ones should be answered 503 (the next tick retries anyway). */
   async tick(): Promise<TickReport> {
     const stream = await this.validate();
+    const tables = await this.syncTables();
     let manifest = await this.ports.ledger.readManifest();
     if (!manifest || manifest.value.state === 'starting') {
-      manifest = await startPipeline(this.startArgs(), manifest);
+      await this.guard.refuseHiding();
+      manifest = await startPipeline(this.startArgs(tables), manifest);
       if (!manifest) return { status: null, enqueued: 0, promoted: 0, removed: 0 };
     }
-    return this.runTick(manifest, stream);
+    manifest = await this.checkOptions(manifest);
+    return this.runTick(manifest, stream, tables);
   }
 
-  private startArgs(): StartArgs {
+  /** Resumes a pipeline stopped for its stream options once they are fixed, or stops one they now break. */
+  private async checkOptions(manifest: Versioned<Manifest>): Promise<Versioned<Manifest>> {
+    const current = await this.guard.resumeIfFixed(manifest);
+    if (current.value.state !== 'running' || !(await this.guard.stopIfHiding(current))) return current;
+    return (await this.ports.ledger.readManifest()) ?? current;
+  }
+
+  private startArgs(tables: TableStatus[] = this.tables ?? []): StartArgs {
     const { ledger, source, backfills } = this.ports;
     const { config } = this.settings;
-    return { ledger, source, config, runtime: this.runtime, dialect: this.dialect, backfills };
+    const watchedTables = tables.filter((t) => t.state === 'replicating').map((t) => t.source);
+    return { ledger, source, config, runtime: this.runtime, dialect: this.dialect, backfills, watchedTables };
   }
 
-  private async runTick(manifest: Versioned<Manifest>, stream: ValidatedStream): Promise<TickReport> {
+  private async runTick(
+    manifest: Versioned<Manifest>,
+    stream: ValidatedStream,
+    tables: TableStatus[],
+  ): Promise<TickReport> {
     const { ledger } = this.ports;
     const now = this.runtime.now();
     const epoch = manifest.value.epoch;
@@ -117,6 +151,7 @@ export class Scheduler {
         retention: retention.info,
         errors,
         listCalls: listing.calls,
+        tables,
       });
       await ledger.writeStatus(status);
       return { status, enqueued: 0, promoted: 0, removed: 0 };
@@ -135,9 +170,10 @@ export class Scheduler {
       retention: retention.info,
       errors,
       listCalls: listing.calls,
+      tables,
     });
     await ledger.writeStatus(status);
-    await this.recordCompleteness(plan.watermark);
+    await this.recordCompleteness(plan.watermark, tables);
     this.runtime.log.info('scheduler.tick', {
       lagSeconds: status.lagSeconds,
       watermark: status.watermark,
@@ -226,13 +262,15 @@ export class Scheduler {
     return out;
   }
 
-  private async recordCompleteness(watermark: Timestamp | null): Promise<void> {
+  private async recordCompleteness(watermark: Timestamp | null, tables: TableStatus[]): Promise<void> {
     if (watermark === null) return;
-    const entries = Object.entries(this.settings.config.tables).flatMap(([sourceTable, t]) =>
-      [t.replica, t.history]
-        .filter((d): d is string => d !== undefined)
-        .map((destination) => ({ sourceTable, destination, watermark })),
-    );
+    const entries = tables
+      .filter((t) => t.state === 'replicating')
+      .flatMap((t) =>
+        [t.replica, t.history]
+          .filter((d): d is string => d !== null)
+          .map((destination) => ({ sourceTable: t.source, destination, watermark })),
+      );
     await this.ports.completeness.record(entries);
   }
 

@@ -1,80 +1,179 @@
 /**
  * What a batch of data-change records — every record of each of its commit timestamps — becomes in the sinks:
- * replica changes built per (table, key, timestamp) with the full row resolved by a read at exactly the
- * commit timestamp where the stream does not carry it, and one history row per mod, per history table in
- * canonical order (appended exactly once by the window, ADR-1601). Writes resolve only once acknowledged,
- * which is what lets the caller advance the position.
+ * replica changes built per (table, key, timestamp) with the full row read at exactly the commit timestamp
+ * where the record does not carry it (one read per table and timestamp over its keys), and one history row
+ * per mod, per history table in canonical order (appended exactly once by the window, ADR-1601). Before a
+ * table's rows are written its plan covers every column its records (and reads) carry: drift re-plans the
+ * table and gives BigQuery the new columns first (ADR-1301). Writes resolve only once acknowledged, which is
+ * what lets the caller advance the position.
  */
 
-import type { DataChangeRecord } from '../domain/change-record';
-import type { PipelineConfig } from '../domain/config';
+import type { DataChangeRecord, JsonValue } from '../domain/change-record';
 import { type HistoryRow, historyRowsByDestination } from '../domain/history-rows';
 import type { Logger } from '../domain/log';
+import { columnDrift } from '../domain/replica-plan';
 import {
   buildReplicaChanges,
-  mapColumns,
   type ReplicaChange,
   type ReplicaDelete,
+  type ReplicaReadAtCommit,
   type ReplicaUpsert,
 } from '../domain/replica-rows';
-import type { ValueIssue } from '../domain/value-mapping';
+import { canonicalKey } from '../domain/row-reads';
+import { toWriterValue, type ValueIssue, type WriterValue } from '../domain/value-mapping';
 import type { HistorySink, ReplicaSink } from '../ports/sinks';
 import type { SpannerCatalog } from '../ports/spanner-catalog';
+import type { ReplicatedTable, TableRegistry } from './table-registry';
 
 /** The ports a batch goes to. */
 export interface SinkPorts {
   replica: ReplicaSink;
   history: HistorySink;
   catalog: SpannerCatalog;
+  tables: TableRegistry;
 }
 
-/** Turns a read-at-commit request into an UPSERT of the row read, or a DELETE when the row did not exist. */
-async function resolve(
-  catalog: SpannerCatalog,
-  change: ReplicaChange,
+/** The ports the replica path uses. */
+type ReplicaPorts = Pick<SinkPorts, 'replica' | 'catalog' | 'tables'>;
+
+/** Brings the table's plan up to every record's columns, re-planning at each drifting record's timestamp. */
+async function followSchema(
+  tables: TableRegistry,
+  table: ReplicatedTable,
+  records: DataChangeRecord[],
+): Promise<ReplicatedTable> {
+  let current = table;
+  for (const record of records) {
+    const drift = columnDrift(current.plan, record.columnTypes);
+    if (drift.length > 0) current = await tables.refresh(table.source, record.commitTimestamp, drift);
+  }
+  return current;
+}
+
+/** Read rows keyed by their canonical key, mapped to writer values of the replicated columns. */
+async function readAt(
+  ports: ReplicaPorts,
+  start: ReplicatedTable,
+  reads: ReplicaReadAtCommit[],
   issues: ValueIssue[],
-): Promise<ReplicaUpsert | ReplicaDelete> {
-  if (change.kind !== 'read-at-commit') return change;
-  const { columnTypes, reason: _reason, kind: _kind, ...common } = change;
-  const columns = columnTypes.map((c) => c.name);
-  const row = await catalog.readRowAt(change.table, change.key, columns, change.commitTimestamp);
-  if (row) return { ...common, kind: 'upsert', row };
-  return { ...common, kind: 'delete', row: mapColumns(change.table, change.key, columnTypes, issues) };
+): Promise<{ table: ReplicatedTable; rows: Map<string, Record<string, WriterValue>> }> {
+  const at = (reads[0] as ReplicaReadAtCommit).commitTimestamp;
+  let table = start;
+  const rowsAt = await ports.catalog.readRowsAt(
+    table.source,
+    table.plan.keys,
+    reads.map((r) => r.key),
+    at,
+  );
+  // The read shows the table's columns at `at`: a column added since the plan was made is not lost.
+  const drift = columnDrift(table.plan, rowsAt.columns);
+  if (drift.length > 0) table = await ports.tables.refresh(table.source, at, drift);
+  const rows = new Map<string, Record<string, WriterValue>>();
+  for (const values of rowsAt.rows) {
+    const row: Record<string, WriterValue> = {};
+    for (const c of rowsAt.columns) {
+      if (!table.plan.columns.has(c.name)) continue;
+      const path = `${table.source}.${c.name}`;
+      row[c.name] = toWriterValue(path, c.type, (values[c.name] ?? null) as JsonValue, issues);
+    }
+    rows.set(canonicalKey(table.plan.keys, values), row);
+  }
+  return { table, rows };
 }
 
-/** Writes the replica changes of a batch (every record of each of its commit timestamps); returns the rows. */
+/**
+ * The UPSERT / DELETE of every change: read-at-commit requests are grouped by commit timestamp and resolved
+ * with one read each (a key without a row at that timestamp becomes a DELETE of the key).
+ */
+async function resolveChanges(
+  ports: ReplicaPorts,
+  table: ReplicatedTable,
+  changes: ReplicaChange[],
+  issues: ValueIssue[],
+): Promise<{ table: ReplicatedTable; rows: Array<ReplicaUpsert | ReplicaDelete> }> {
+  const byTimestamp = new Map<bigint, ReplicaReadAtCommit[]>();
+  for (const c of changes) {
+    if (c.kind !== 'read-at-commit') continue;
+    const group = byTimestamp.get(c.commitTimestamp);
+    if (group) group.push(c);
+    else byTimestamp.set(c.commitTimestamp, [c]);
+  }
+  let current = table;
+  const read = new Map<ReplicaReadAtCommit, Record<string, WriterValue> | null>();
+  for (const group of byTimestamp.values()) {
+    const out = await readAt(ports, current, group, issues);
+    current = out.table;
+    for (const c of group) read.set(c, out.rows.get(canonicalKey(current.plan.keys, c.key)) ?? null);
+  }
+  const rows = changes.map((c): ReplicaUpsert | ReplicaDelete => {
+    if (c.kind !== 'read-at-commit') return c;
+    const { columnTypes, reason: _reason, kind: _kind, ...common } = c;
+    const row = read.get(c) ?? null;
+    if (row) return { ...common, kind: 'upsert', row };
+    const key: Record<string, WriterValue> = {};
+    for (const k of current.plan.keys)
+      key[k.name] = toWriterValue(
+        `${c.table}.${k.name}`,
+        k.type,
+        (c.key[k.name] ?? null) as JsonValue,
+        issues,
+      );
+    return { ...common, kind: 'delete', row: key };
+  });
+  return { table: current, rows };
+}
+
+/** Groups records by source table, in their order. */
+function byTable(records: DataChangeRecord[]): Map<string, DataChangeRecord[]> {
+  const out = new Map<string, DataChangeRecord[]>();
+  for (const r of records) {
+    const list = out.get(r.tableName);
+    if (list) list.push(r);
+    else out.set(r.tableName, [r]);
+  }
+  return out;
+}
+
+/**
+ * Writes the replica changes of a batch (every record of each of its commit timestamps), each table's plan
+ * brought up to its records' columns first; returns the rows written.
+ */
 export async function writeReplica(
-  ports: Pick<SinkPorts, 'replica' | 'catalog'>,
-  config: PipelineConfig,
+  ports: ReplicaPorts,
   records: DataChangeRecord[],
   log: Logger,
 ): Promise<number> {
-  const byTable = new Map<string, DataChangeRecord[]>();
-  for (const r of records) {
-    const list = byTable.get(r.tableName);
-    if (list) list.push(r);
-    else byTable.set(r.tableName, [r]);
-  }
   let written = 0;
-  for (const [table, recs] of byTable) {
-    // The stream may watch more tables than are replicated: those changes are not wanted.
-    const destination = config.tables[table]?.replica;
-    if (!destination) continue;
-    const { changes, issues } = buildReplicaChanges(recs);
-    const rows: Array<ReplicaUpsert | ReplicaDelete> = [];
-    for (const c of changes) rows.push(await resolve(ports.catalog, c, issues));
-    await ports.replica.write(destination, rows);
-    written += rows.length;
+  for (const [name, recs] of byTable(records)) {
+    const first = await ports.tables.table(name, (recs[0] as DataChangeRecord).commitTimestamp);
+    // Not replicated (logged once per instance by the registry, listed in the status by the scheduler).
+    if (!first?.targets.replica) continue;
+    const table = await followSchema(ports.tables, first, recs);
+    const { plan } = table;
+    const options = { ignored: plan.ignored, readAtCommit: plan.readAtCommit.length > 0 };
+    const { changes, issues } = buildReplicaChanges(recs, options);
+    const resolved = await resolveChanges(ports, table, changes, issues);
+    await ports.replica.write(first.targets.replica, resolved.rows);
+    written += resolved.rows.length;
     if (issues.length > 0)
-      log.warn('replica.value-issues', { table, count: issues.length, first: issues.slice(0, 5) });
+      log.warn('replica.value-issues', { table: name, count: issues.length, first: issues.slice(0, 5) });
   }
   return written;
 }
 
-/** The history rows of a batch per history table, in canonical order (`records` must be in it). */
-export function historyBatches(
-  config: PipelineConfig,
+/**
+ * The history rows of a batch per history table, in canonical order (`records` must be in it). Each source
+ * table is looked up in the registry first, so a table seen for the first time (the all-tables form) has its
+ * history table created before a stream is opened on it.
+ */
+export async function historyBatches(
+  tables: TableRegistry,
   records: DataChangeRecord[],
-): Map<string, HistoryRow[]> {
-  return historyRowsByDestination(records, (table) => config.tables[table]?.history);
+): Promise<Map<string, HistoryRow[]>> {
+  const destinations = new Map<string, string | undefined>();
+  for (const [name, recs] of byTable(records)) {
+    const table = await tables.table(name, (recs[0] as DataChangeRecord).commitTimestamp);
+    destinations.set(name, table?.targets.history);
+  }
+  return historyRowsByDestination(records, (table) => destinations.get(table));
 }

@@ -4,6 +4,7 @@
  */
 import type { Manifest, PartitionState, PartitionView, TickPlan } from '../domain/ledger';
 import { diffMillis, formatTimestamp, type Timestamp } from '../domain/timestamp';
+import type { TableStatus } from './table-status';
 
 /** One recorded failure, for the status page. */
 export interface StatusError {
@@ -30,6 +31,8 @@ export interface PipelineStatus {
   retention: { seconds: number; marginSeconds: number; danger: boolean } | null;
   lastErrors: StatusError[];
   listCalls: number;
+  /** Every source table the stream watches (and any dropped one): where it goes, its columns, its state. */
+  tables: TableStatus[];
 }
 
 /** Counts partitions by state. */
@@ -53,6 +56,7 @@ export function buildStatus(args: {
   retention: PipelineStatus['retention'];
   errors: StatusError[];
   listCalls: number;
+  tables?: TableStatus[];
 }): PipelineStatus {
   const { manifest, plan, now } = args;
   const slowest = Object.entries(plan.lagMillis)
@@ -73,5 +77,6 @@ export function buildStatus(args: {
     retention: args.retention,
     lastErrors: args.errors.slice(0, 20),
     listCalls: args.listCalls,
+    tables: args.tables ?? [],
   };
 }

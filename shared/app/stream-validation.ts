@@ -1,27 +1,27 @@
 /**
  * First-run validation of the change stream against the configuration (DESIGN §4 "Startup validation"): the
- * stream exists, watches every configured table, has a value capture type the configured sinks can use, and a
- * supported partition mode. Every problem is reported at once, each naming its fix.
+ * stream exists, watches every explicitly configured table, and has a supported partition mode. Every problem
+ * is reported at once, each naming its fix. Options that hide changes are checked on every tick and window
+ * (see stream-guard.ts): they refuse a new pipeline and stop a running one. The capture type is not refused:
+ * the replica path decides per record, reading the row at its commit timestamp where the record lacks it.
  */
 
-import { capturesFullRow } from '../domain/change-record';
+import { capturesFullRow, type Dialect } from '../domain/change-record';
 import type { PipelineConfig } from '../domain/config';
 import { SluiceError } from '../domain/errors';
 import type { ChangeStreamOptions, ChangeStreamScope } from '../domain/information-schema';
+import type { Logger } from '../domain/log';
+import { hidingOptions } from '../domain/stream-options';
 import type { SpannerCatalog } from '../ports/spanner-catalog';
+import { watchedColumns } from './table-registry';
 
 /** What validation learned: the scope to log and the options (retention) the scheduler keeps. */
 export interface ValidatedStream {
   scope: ChangeStreamScope;
   options: ChangeStreamOptions;
-  /** Configured table → watched columns (`all` or the list), as the replica sink needs them. */
+  dialect: Dialect;
+  /** Explicitly configured table → watched columns (`all` or the list). */
   watched: Map<string, 'all' | string[]>;
-}
-
-function watchedColumns(scope: ChangeStreamScope, table: string): 'all' | string[] | undefined {
-  const explicit = scope.tables.get(table);
-  if (explicit) return explicit.columns;
-  return scope.all ? 'all' : undefined;
 }
 
 /** Checks the stream; @throws SluiceError (`permanent`) listing every problem and its fix. */
@@ -37,7 +37,7 @@ export async function validateStream(
       `change stream ${stream} does not exist in database ${config.spanner.database}: create it (CREATE CHANGE STREAM ${stream} FOR ...) or fix SLUICE_SPANNER_STREAM`,
     );
   }
-  const options = await catalog.streamOptions(stream);
+  const [options, dialect] = await Promise.all([catalog.streamOptions(stream), catalog.dialect()]);
   const problems: string[] = [];
   const watched = new Map<string, 'all' | string[]>();
   for (const table of Object.keys(config.tables)) {
@@ -47,12 +47,6 @@ export async function validateStream(
         `table ${table} is not watched by ${stream}: add it to the stream or remove it from SLUICE_TABLES`,
       );
     else watched.set(table, columns);
-  }
-  const wantsReplica = Object.values(config.tables).some((t) => t.replica !== undefined);
-  if (wantsReplica && !capturesFullRow(options.valueCaptureType)) {
-    problems.push(
-      `value_capture_type ${options.valueCaptureType} does not carry full rows, which replica tables need: ALTER CHANGE STREAM ${stream} SET OPTIONS (value_capture_type = 'NEW_ROW') (or 'NEW_ROW_AND_OLD_VALUES'), or configure history tables only`,
-    );
   }
   if (options.partitionMode === 'MUTABLE_KEY_RANGE') {
     problems.push(
@@ -65,5 +59,30 @@ export async function validateStream(
       `change stream ${stream} cannot be replicated:\n  - ${problems.join('\n  - ')}`,
     );
   }
-  return { scope, options, watched };
+  return { scope, options, dialect, watched };
+}
+
+/** The validated stream as one log line: options, what they hide and what was accepted, the scope. */
+export function logValidated(log: Logger, config: PipelineConfig, v: ValidatedStream): void {
+  const wantsReplica =
+    Object.values(config.tables).some((t) => t.replica !== undefined) ||
+    config.allTables?.replica !== undefined;
+  log.info('stream.validated', {
+    stream: config.spanner.stream,
+    valueCaptureType: v.options.valueCaptureType,
+    retentionSeconds: v.options.retentionSeconds,
+    partitionMode: v.options.partitionMode,
+    options: v.options.raw,
+    hidingAccepted: hidingOptions(v.options.raw),
+    watchesAllTables: v.scope.all,
+    watched: Object.fromEntries(v.watched),
+    allTables: config.allTables,
+    excludedTables: config.excludedTables,
+  });
+  if (wantsReplica && !capturesFullRow(v.options.valueCaptureType)) {
+    log.warn('stream.capture-type', {
+      valueCaptureType: v.options.valueCaptureType,
+      note: "records do not hold full rows: replica rows are read at each change's commit timestamp, which must stay within the database's version_retention_period (default 1 h) — a pipeline lagging longer fails those reads. NEW_ROW or NEW_ROW_AND_OLD_VALUES avoids the reads",
+    });
+  }
 }

@@ -102,9 +102,9 @@ class WindowRun {
    */
   private async write(records: DataChangeRecord[]): Promise<void> {
     const { ctx, streams } = this;
-    const history = historyBatches(ctx.config, records);
+    const history = await historyBatches(ctx.sinks.tables, records);
     if (await streams.prepare(history.keys())) await this.checkpoint(streams.current);
-    this.rows += await writeReplica(ctx.sinks, ctx.config, records, ctx.runtime.log);
+    this.rows += await writeReplica(ctx.sinks, records, ctx.runtime.log);
     const before = streams.current;
     try {
       await this.appendHistory(history);

@@ -45,11 +45,14 @@ function readEnum<T extends string>(value: unknown, allowed: readonly T[], path:
   throw new DecodeError(path, `expected one of ${allowed.join(', ')}, saw ${describeValue(value)}`);
 }
 
-function decodeColumnType(value: unknown, path: string): ColumnType {
+function decodeColumnType(value: unknown, path: string, table: string): ColumnType {
   const f = structFields(value, path);
+  const name = readString(f['name'], `${path}.name`);
+  // The path names the table and column, so an unknown type says where it is.
+  const typePath = `${path}.type (column ${table}.${name})`;
   return {
-    name: readString(f['name'], `${path}.name`),
-    type: parseTypeJson(readJsonObject(f['type'], `${path}.type`), `${path}.type`),
+    name,
+    type: parseTypeJson(readJsonObject(f['type'], typePath), typePath),
     isPrimaryKey: readBool(f['is_primary_key'], `${path}.is_primary_key`),
     ordinalPosition: readCount(f['ordinal_position'], `${path}.ordinal_position`),
   };
@@ -66,6 +69,7 @@ function decodeMod(value: unknown, path: string): Mod {
 
 function decodeDataChange(value: unknown, path: string): DataChangeRecord {
   const f = structFields(value, path);
+  const tableName = readString(f['table_name'], `${path}.table_name`);
   return {
     kind: 'data-change',
     commitTimestamp: readTimestamp(f['commit_timestamp'], `${path}.commit_timestamp`),
@@ -75,9 +79,9 @@ function decodeDataChange(value: unknown, path: string): DataChangeRecord {
       f['is_last_record_in_transaction_in_partition'],
       `${path}.is_last_record_in_transaction_in_partition`,
     ),
-    tableName: readString(f['table_name'], `${path}.table_name`),
+    tableName,
     columnTypes: readArray(f['column_types'], `${path}.column_types`).map((c, i) =>
-      decodeColumnType(c, `${path}.column_types[${i}]`),
+      decodeColumnType(c, `${path}.column_types[${i}]`, tableName),
     ),
     mods: readArray(f['mods'], `${path}.mods`).map((m, i) => decodeMod(m, `${path}.mods[${i}]`)),
     modType: readEnum<ModType>(f['mod_type'], MOD_TYPES, `${path}.mod_type`),

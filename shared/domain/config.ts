@@ -4,6 +4,8 @@
  */
 import { z } from 'zod';
 import { SluiceError } from './errors';
+import { ACCEPTABLE_STREAM_OPTIONS } from './stream-options';
+import { tableRulesSchema } from './table-rules';
 import { parseTimestamp, type Timestamp } from './timestamp';
 import { issuePath, millis, wholeNumber } from './zod-helpers';
 
@@ -16,15 +18,6 @@ function required(pattern: RegExp, rule: string) {
 
 const GCP_PROJECT = /^[a-z][a-z0-9-]{4,28}[a-z0-9]$/;
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
-
-/** A BigQuery table name: letters, digits, underscores, up to 1024 characters. */
-const bigQueryTable = required(/^[A-Za-z0-9_]{1,1024}$/, 'must be a BigQuery table name ([A-Za-z0-9_])');
-
-const tableTargets = z
-  .strictObject({ replica: bigQueryTable.optional(), history: bigQueryTable.optional() })
-  .refine((t) => t.replica !== undefined || t.history !== undefined, {
-    message: 'must name a replica table, a history table, or both',
-  });
 
 /** `latest`, `snapshot`, or an RFC 3339 timestamp. */
 const startAt = z.string().transform((text, ctx): StartAt => {
@@ -64,17 +57,8 @@ export const configSchema = z
     ledger: z.strictObject({
       bucket: required(/^[a-z0-9][a-z0-9._-]{1,61}[a-z0-9]$/, 'must be a Cloud Storage bucket name'),
     }),
-    tables: z
-      .record(z.string(), tableTargets, { error: 'must be a JSON object of table name to targets' })
-      .superRefine((t, ctx) => {
-        if (Object.keys(t).length === 0)
-          ctx.addIssue({ code: 'custom', message: 'must watch at least one table' });
-        for (const name of Object.keys(t)) {
-          if (!IDENTIFIER.test(name)) {
-            ctx.addIssue({ code: 'custom', path: [name], message: 'table name must be an identifier' });
-          }
-        }
-      }),
+    /** `SLUICE_TABLES`: explicit entries, exclusions and the all-tables rule (see table-rules.ts). */
+    tables: tableRulesSchema,
     mode: z.enum(['scheduled', 'continuous'], 'must be scheduled or continuous').default('scheduled'),
     window: z
       .strictObject({
@@ -103,6 +87,19 @@ export const configSchema = z
     retentionFallback: z
       .enum(['fail', 'restart', 'restart-and-backfill'], 'must be fail, restart or restart-and-backfill')
       .default('fail'),
+    /** Stream options the targets would refuse, accepted on purpose (see stream-options.ts). */
+    acceptStreamOptions: z
+      .preprocess(
+        (v) =>
+          typeof v === 'string'
+            ? v
+                .split(',')
+                .map((x) => x.trim())
+                .filter((x) => x !== '')
+            : v,
+        z.array(z.enum(ACCEPTABLE_STREAM_OPTIONS, `must list only ${ACCEPTABLE_STREAM_OPTIONS.join(', ')}`)),
+      )
+      .default([]),
   })
   .superRefine((c, ctx) => {
     if (c.window.longPollMs > c.window.maxMs) {
@@ -119,7 +116,8 @@ export const configSchema = z
         message: `must be at least window.maxMs (${c.window.maxMs} ms): a lease must outlive its window`,
       });
     }
-  });
+  })
+  .transform(({ tables, ...rest }) => ({ ...rest, ...tables }));
 
 /** A validated pipeline configuration. */
 export type PipelineConfig = z.output<typeof configSchema>;
@@ -164,10 +162,12 @@ export const ENV_VARIABLES: Record<string, string> = {
   leaseMs: 'SLUICE_LEASE_MS',
   startAt: 'SLUICE_START_AT',
   retentionFallback: 'SLUICE_RETENTION_FALLBACK',
+  acceptStreamOptions: 'SLUICE_ACCEPT_STREAM_OPTIONS',
 };
 
 function variableFor(path: string): string | undefined {
-  for (let p = path; p !== ''; p = p.includes('.') ? p.slice(0, p.lastIndexOf('.')) : '') {
+  const base = path.replace(/\[\d+\]/g, '');
+  for (let p = base; p !== ''; p = p.includes('.') ? p.slice(0, p.lastIndexOf('.')) : '') {
     const direct = ENV_VARIABLES[p];
     if (direct) return direct;
   }

@@ -109,8 +109,11 @@ const RETRYABLE_SYSTEM_CODES = new Set([
   'UND_ERR_SOCKET',
 ]);
 
-/** Programming errors: retrying the same code path cannot fix them. */
-const BUG_ERRORS = ['TypeError', 'RangeError', 'ReferenceError', 'SyntaxError'];
+/**
+ * Programming errors, and data the pipeline cannot decode (`DecodeError`: a record or value of a shape or
+ * type it does not know — the same record decodes the same way on every retry): retrying cannot fix them.
+ */
+const BUG_ERRORS = ['TypeError', 'RangeError', 'ReferenceError', 'SyntaxError', 'DecodeError'];
 
 interface Codes {
   grpc?: number;

@@ -8,6 +8,7 @@
 import { type Dialect, type SpannerType, VALUE_CAPTURE_TYPES, type ValueCaptureType } from './change-record';
 import type { SpannerQuery } from './change-stream-query';
 import { readBool, readCount, readOptionalString, readString, structFields } from './client-values';
+import { SluiceError } from './errors';
 import { parseSpannerTypeName } from './spanner-types';
 
 /** A query whose only parameter is a name (stream or table). */
@@ -64,14 +65,25 @@ export function changeStreamOptionsQuery(dialect: Dialect, stream: string): Span
   );
 }
 
-/** Columns of one user table, in ordinal order. */
+const COLUMNS_GOOGLE_SQL =
+  'SELECT TABLE_NAME, COLUMN_NAME, ORDINAL_POSITION, SPANNER_TYPE, IS_NULLABLE, IS_GENERATED, IS_STORED, IS_HIDDEN ' +
+  "FROM INFORMATION_SCHEMA.COLUMNS WHERE TABLE_SCHEMA = ''";
+const COLUMNS_POSTGRES =
+  'SELECT table_name, column_name, ordinal_position, spanner_type, is_nullable, is_generated, is_stored, is_hidden ' +
+  "FROM information_schema.columns WHERE table_schema = 'public'";
+const KEYS_GOOGLE_SQL =
+  'SELECT TABLE_NAME, COLUMN_NAME, ORDINAL_POSITION FROM INFORMATION_SCHEMA.INDEX_COLUMNS ' +
+  "WHERE TABLE_SCHEMA = '' AND INDEX_NAME = 'PRIMARY_KEY'";
+const KEYS_POSTGRES =
+  'SELECT table_name, column_name, ordinal_position FROM information_schema.index_columns ' +
+  "WHERE table_schema = 'public' AND index_name = 'PRIMARY_KEY'";
+
+/** Columns of one user table (with whether each is generated, stored, hidden), in ordinal order. */
 export function tableColumnsQuery(dialect: Dialect, table: string): SpannerQuery {
   return byName(
     dialect,
-    'SELECT COLUMN_NAME, ORDINAL_POSITION, SPANNER_TYPE, IS_NULLABLE FROM INFORMATION_SCHEMA.COLUMNS ' +
-      "WHERE TABLE_SCHEMA = '' AND TABLE_NAME = @name ORDER BY ORDINAL_POSITION",
-    'SELECT column_name, ordinal_position, spanner_type, is_nullable FROM information_schema.columns ' +
-      "WHERE table_schema = 'public' AND table_name = $1 ORDER BY ordinal_position",
+    `${COLUMNS_GOOGLE_SQL} AND TABLE_NAME = @name ORDER BY ORDINAL_POSITION`,
+    `${COLUMNS_POSTGRES} AND table_name = $1 ORDER BY ordinal_position`,
     table,
   );
 }
@@ -80,12 +92,28 @@ export function tableColumnsQuery(dialect: Dialect, table: string): SpannerQuery
 export function primaryKeyQuery(dialect: Dialect, table: string): SpannerQuery {
   return byName(
     dialect,
-    'SELECT COLUMN_NAME, ORDINAL_POSITION FROM INFORMATION_SCHEMA.INDEX_COLUMNS ' +
-      "WHERE TABLE_SCHEMA = '' AND TABLE_NAME = @name AND INDEX_NAME = 'PRIMARY_KEY' ORDER BY ORDINAL_POSITION",
-    'SELECT column_name, ordinal_position FROM information_schema.index_columns ' +
-      "WHERE table_schema = 'public' AND table_name = $1 AND index_name = 'PRIMARY_KEY' ORDER BY ordinal_position",
+    `${KEYS_GOOGLE_SQL} AND TABLE_NAME = @name ORDER BY ORDINAL_POSITION`,
+    `${KEYS_POSTGRES} AND table_name = $1 ORDER BY ordinal_position`,
     table,
   );
+}
+
+/** Columns of every user table (one query for the whole database). */
+export function allColumnsQuery(dialect: Dialect): SpannerQuery {
+  const sql =
+    dialect === 'POSTGRESQL'
+      ? `${COLUMNS_POSTGRES} ORDER BY table_name, ordinal_position`
+      : `${COLUMNS_GOOGLE_SQL} ORDER BY TABLE_NAME, ORDINAL_POSITION`;
+  return { sql, params: {}, types: {} };
+}
+
+/** Primary-key columns of every user table. */
+export function allPrimaryKeysQuery(dialect: Dialect): SpannerQuery {
+  const sql =
+    dialect === 'POSTGRESQL'
+      ? `${KEYS_POSTGRES} ORDER BY table_name, ordinal_position`
+      : `${KEYS_GOOGLE_SQL} ORDER BY TABLE_NAME, ORDINAL_POSITION`;
+  return { sql, params: {}, types: {} };
 }
 
 /** A result row with lower-cased column names. */
@@ -207,6 +235,10 @@ export interface TableColumn {
   type: SpannerType;
   nullable: boolean;
   ordinalPosition: number;
+  /** A generated column: `stored` or `virtual` (not stored). Change streams never carry non-key ones. */
+  generated?: 'stored' | 'virtual';
+  /** HIDDEN (e.g. a TOKENLIST of full-text search): not in `SELECT *`, never replicated. */
+  hidden?: boolean;
 }
 
 /** A user table's columns and primary key, as the replica schema needs them. */
@@ -217,7 +249,52 @@ export interface TableSchema {
   primaryKey: string[];
 }
 
-/** Reads the columns and primary-key results of one table. @throws Error when the table has no columns. */
+/** The Spanner type of a column that is never replicated (hidden, virtual): kept as text, never mapped. */
+const OPAQUE = (text: string): SpannerType => ({ code: text.trim().toUpperCase() });
+
+function readColumn(table: string, dialect: Dialect, r: Record<string, unknown>, path: string): TableColumn {
+  const name = readString(r['column_name'], `${path}.column_name`);
+  const typeText = readString(r['spanner_type'], `${path}.spanner_type`);
+  const generatedText = readOptionalString(r['is_generated'], `${path}.is_generated`).toUpperCase();
+  const stored = readOptionalString(r['is_stored'], `${path}.is_stored`).toUpperCase() === 'YES';
+  const hiddenValue = r['is_hidden'];
+  const hidden =
+    (hiddenValue !== null && hiddenValue !== undefined && readFlag(hiddenValue, `${path}.is_hidden`)) ||
+    /^(spanner\.)?tokenlist$/i.test(typeText.trim());
+  const column: TableColumn = {
+    name,
+    type: OPAQUE(typeText),
+    nullable: readString(r['is_nullable'], `${path}.is_nullable`).toUpperCase() === 'YES',
+    ordinalPosition: readCount(r['ordinal_position'], `${path}.ordinal_position`),
+  };
+  if (generatedText === 'ALWAYS') column.generated = stored ? 'stored' : 'virtual';
+  if (hidden) column.hidden = true;
+  if (hidden || column.generated === 'virtual') return column;
+  try {
+    column.type = parseSpannerTypeName(typeText, dialect);
+  } catch {
+    throw new SluiceError(
+      'permanent',
+      `column ${table}.${name} has Spanner type ${typeText}, which sluice cannot replicate to BigQuery: drop or change the column, or leave the table out of SLUICE_TABLES ("${table}": false)`,
+    );
+  }
+  return column;
+}
+
+function readKeys(keyRows: Array<Record<string, unknown>>, path: string): string[] {
+  const keys = keyRows.map((r, i) => ({
+    name: readString(r['column_name'], `${path}[${i}].column_name`),
+    position: readCount(r['ordinal_position'], `${path}[${i}].ordinal_position`),
+  }));
+  keys.sort((a, b) => a.position - b.position);
+  return keys.map((k) => k.name);
+}
+
+/**
+ * Reads the columns and primary-key results of one table.
+ * @throws Error when the table has no columns; SluiceError (`permanent`) naming the table and column when a
+ *   replicated column has a type sluice does not know.
+ */
 export function parseTableSchema(
   table: string,
   dialect: Dialect,
@@ -225,23 +302,44 @@ export function parseTableSchema(
   keyRows: unknown[],
 ): TableSchema {
   if (columnRows.length === 0) throw new Error(`table ${table} not found or has no columns`);
-  const columns = columnRows.map((row, i): TableColumn => {
-    const r = lowerRow(row, `columns[${i}]`);
-    return {
-      name: readString(r['column_name'], `columns[${i}].column_name`),
-      type: parseSpannerTypeName(readString(r['spanner_type'], `columns[${i}].spanner_type`), dialect),
-      nullable: readString(r['is_nullable'], `columns[${i}].is_nullable`).toUpperCase() === 'YES',
-      ordinalPosition: readCount(r['ordinal_position'], `columns[${i}].ordinal_position`),
-    };
-  });
-  const keys = keyRows.map((row, i) => {
-    const r = lowerRow(row, `index_columns[${i}]`);
-    return {
-      name: readString(r['column_name'], `index_columns[${i}].column_name`),
-      position: readCount(r['ordinal_position'], `index_columns[${i}].ordinal_position`),
-    };
-  });
-  keys.sort((a, b) => a.position - b.position);
+  const columns = columnRows.map((row, i) =>
+    readColumn(table, dialect, lowerRow(row, `columns[${i}]`), `columns[${i}]`),
+  );
   columns.sort((a, b) => a.ordinalPosition - b.ordinalPosition);
-  return { name: table, columns, primaryKey: keys.map((k) => k.name) };
+  const keys = readKeys(
+    keyRows.map((row, i) => lowerRow(row, `index_columns[${i}]`)),
+    'index_columns',
+  );
+  return { name: table, columns, primaryKey: keys };
+}
+
+/** Reads the all-tables column and key results into one schema per table, in table-name order. */
+export function parseTableSchemas(
+  dialect: Dialect,
+  columnRows: unknown[],
+  keyRows: unknown[],
+): TableSchema[] {
+  const byTable = new Map<string, { columns: unknown[]; keys: unknown[] }>();
+  const entry = (name: string) => {
+    const found = byTable.get(name);
+    if (found) return found;
+    const created = { columns: [] as unknown[], keys: [] as unknown[] };
+    byTable.set(name, created);
+    return created;
+  };
+  columnRows.forEach((row, i) => {
+    entry(readString(lowerRow(row, `columns[${i}]`)['table_name'], `columns[${i}].table_name`)).columns.push(
+      row,
+    );
+  });
+  keyRows.forEach((row, i) => {
+    const name = readString(
+      lowerRow(row, `index_columns[${i}]`)['table_name'],
+      `index_columns[${i}].table_name`,
+    );
+    if (byTable.has(name)) entry(name).keys.push(row);
+  });
+  return [...byTable.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([name, e]) => parseTableSchema(name, dialect, e.columns, e.keys));
 }

@@ -47,8 +47,21 @@ export interface ReplicaDelete extends Common {
  */
 export interface ReplicaReadAtCommit extends Common {
   kind: 'read-at-commit';
-  reason: 'capture-type' | 'concurrent-transactions';
+  /**
+   * `capture-type`: the record holds only changed columns; `concurrent-transactions`: several transactions
+   * changed the key at this timestamp; `uncarried-columns`: the table has replicated columns the stream
+   * never carries (stored generated columns).
+   */
+  reason: 'capture-type' | 'concurrent-transactions' | 'uncarried-columns';
   columnTypes: ColumnType[];
+}
+
+/** What {@link buildReplicaChanges} needs to know about the table beyond the records. */
+export interface ReplicaOptions {
+  /** Columns left out of the replica (hidden, not-stored generated): dropped from rows, never an error. */
+  ignored?: ReadonlySet<string>;
+  /** The stream never carries some replicated columns: every upsert is read at its commit timestamp. */
+  readAtCommit?: boolean;
 }
 
 /** What the replica needs for one key at one commit timestamp. */
@@ -90,9 +103,11 @@ function mapColumnsInto(
   values: Record<string, JsonValue>,
   columnTypes: ColumnType[],
   issues: ValueIssue[],
+  ignored?: ReadonlySet<string>,
 ): Record<string, WriterValue> {
   const types = columnTypeMap(columnTypes);
   for (const name in values) {
+    if (ignored?.has(name)) continue;
     const type = types.get(name);
     if (!type) throw new DecodeError(`${table}.${name}`, 'column is not in the record column_types');
     row[name] = toWriterValue(`${table}.${name}`, type, values[name] as JsonValue, issues);
@@ -126,7 +141,8 @@ function mergeChangedColumns(entries: Entry[]): Record<string, JsonValue> | unde
   return merged;
 }
 
-function decide(entries: Entry[], issues: ValueIssue[]): ReplicaChange {
+function decide(entries: Entry[], issues: ValueIssue[], options: ReplicaOptions): ReplicaChange {
+  const { ignored } = options;
   // Almost every group is one mod: no copy, sort or transaction set for it.
   const sorted = entries.length === 1 ? entries : [...entries].sort(compareEntries);
   const last = sorted[sorted.length - 1]!;
@@ -141,7 +157,7 @@ function decide(entries: Entry[], issues: ValueIssue[]): ReplicaChange {
       modIndex: last.modIndex,
     }),
   };
-  const keyRow = () => mapColumns(record.tableName, mod.keys, record.columnTypes, issues);
+  const keyRow = () => mapColumnsInto({}, record.tableName, mod.keys, record.columnTypes, issues, ignored);
   const concurrent = entries.length > 1 && new Set(entries.map((e) => e.record.serverTransactionId)).size > 1;
   if (concurrent) {
     const merged = mergeChangedColumns(sorted);
@@ -152,20 +168,32 @@ function decide(entries: Entry[], issues: ValueIssue[]): ReplicaChange {
         reason: 'concurrent-transactions',
         columnTypes: record.columnTypes,
       };
+    if (options.readAtCommit) {
+      const reason = 'uncarried-columns';
+      return { ...common, kind: 'read-at-commit', reason, columnTypes: record.columnTypes };
+    }
     return {
       ...common,
       kind: 'upsert',
-      row: mapColumnsInto(keyRow(), record.tableName, merged, record.columnTypes, issues),
+      row: mapColumnsInto(keyRow(), record.tableName, merged, record.columnTypes, issues, ignored),
     };
   }
   if (record.modType === 'DELETE') return { ...common, kind: 'delete', row: keyRow() };
   if (!capturesFullRow(record.valueCaptureType)) {
     return { ...common, kind: 'read-at-commit', reason: 'capture-type', columnTypes: record.columnTypes };
   }
+  if (options.readAtCommit) {
+    return {
+      ...common,
+      kind: 'read-at-commit',
+      reason: 'uncarried-columns',
+      columnTypes: record.columnTypes,
+    };
+  }
   return {
     ...common,
     kind: 'upsert',
-    row: mapColumnsInto(keyRow(), record.tableName, mod.newValues, record.columnTypes, issues),
+    row: mapColumnsInto(keyRow(), record.tableName, mod.newValues, record.columnTypes, issues, ignored),
   };
 }
 
@@ -173,9 +201,13 @@ function decide(entries: Entry[], issues: ValueIssue[]): ReplicaChange {
  * Builds one replica change per (table, key, commit timestamp) from the data-change records of a window,
  * in commit-timestamp order. The sequence number is that of the key's last mod at that timestamp
  * (highest record sequence, then mod index), so a re-run of the same window yields identical rows.
- * Values BigQuery cannot hold are reported in `issues`.
+ * Values BigQuery cannot hold are reported in `issues`. The capture type is each record's own: a record
+ * holds the full row only under `NEW_ROW` / `NEW_ROW_AND_OLD_VALUES`; otherwise the row is read at commit.
  */
-export function buildReplicaChanges(records: DataChangeRecord[]): {
+export function buildReplicaChanges(
+  records: DataChangeRecord[],
+  options: ReplicaOptions = {},
+): {
   changes: ReplicaChange[];
   issues: ValueIssue[];
 } {
@@ -189,7 +221,7 @@ export function buildReplicaChanges(records: DataChangeRecord[]): {
     });
   }
   const issues: ValueIssue[] = [];
-  const changes = [...groups.values()].map((entries) => decide(entries, issues));
+  const changes = [...groups.values()].map((entries) => decide(entries, issues, options));
   changes.sort((a, b) =>
     a.commitTimestamp < b.commitTimestamp ? -1 : a.commitTimestamp > b.commitTimestamp ? 1 : 0,
   );

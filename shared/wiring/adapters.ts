@@ -29,7 +29,7 @@ export function createAdapters(
 ): SpannerAndBigQueryAdapters {
   const onValueIssues = (table: string, issues: ValueIssue[]) =>
     log.warn('row values adjusted for BigQuery', { event: 'values.adjusted', table, issues });
-  const catalog = new SpannerCatalogReader(clients.database, { onValueIssues });
+  const catalog = new SpannerCatalogReader(clients.database);
   const sinkClients = { bigquery: clients.bigquery, writer: clients.writer };
   const sinkSettings = { projectId: config.project, dataset: config.bigquery.dataset };
   return {

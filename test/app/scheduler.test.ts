@@ -15,12 +15,43 @@ describe('scheduler first run', () => {
     await expect(h.tick()).rejects.toThrow(/table Items is not watched by Changes/);
   });
 
-  it('refuses a capture type without full rows for replicas, naming the fix', async () => {
+  it('accepts a capture type without full rows for replicas, warning that rows are read at commit', async () => {
     const h = new Harness();
     h.catalog.options = { ...h.catalog.options, valueCaptureType: 'NEW_VALUES' };
-    await expect(h.tick()).rejects.toThrow(
-      /value_capture_type NEW_VALUES.*SET OPTIONS \(value_capture_type = 'NEW_ROW'\)/s,
+    await expect(h.tick()).resolves.toBeDefined();
+    expect(h.events('stream.capture-type')[0]).toMatchObject({
+      severity: 'WARNING',
+      valueCaptureType: 'NEW_VALUES',
+      note: expect.stringMatching(/version_retention_period/),
+    });
+  });
+
+  it('refuses a stream that hides deletes or transactions, naming each option and both fixes', async () => {
+    const h = new Harness();
+    h.catalog.options = {
+      ...h.catalog.options,
+      raw: { exclude_delete: 'true', allow_txn_exclusion: 'TRUE', exclude_insert: 'false' },
+    };
+    const err = await h.tick().then(
+      () => undefined,
+      (e: unknown) => e as Error & { kind?: string },
     );
+    expect(err?.kind).toBe('permanent');
+    expect(err?.message).toMatch(
+      /exclude_delete = true: .*deleted rows would stay in the replica.*ALTER CHANGE STREAM Changes SET OPTIONS \(exclude_delete = false\), or accept it with SLUICE_ACCEPT_STREAM_OPTIONS=exclude_delete/,
+    );
+    expect(err?.message).toMatch(/allow_txn_exclusion = true: /);
+    expect(err?.message).not.toMatch(/exclude_insert/);
+  });
+
+  it('accepts an option the configuration accepts on purpose, and logs the validated options', async () => {
+    const h = new Harness({ config: { acceptStreamOptions: ['exclude_ttl_deletes'] } });
+    h.catalog.options = { ...h.catalog.options, raw: { exclude_ttl_deletes: 'true' } };
+    await expect(h.tick()).resolves.toBeDefined();
+    expect(h.events('stream.validated')[0]).toMatchObject({
+      options: { exclude_ttl_deletes: 'true' },
+      hidingAccepted: ['exclude_ttl_deletes'],
+    });
   });
 
   it('accepts NEW_VALUES when only history tables are configured', async () => {

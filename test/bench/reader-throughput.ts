@@ -46,12 +46,14 @@ const DDL = [
   `CREATE TABLE Items (Id INT64 NOT NULL, Name STRING(MAX), Qty INT64, Price FLOAT64, Tags ARRAY<STRING(MAX)>,
    Note STRING(MAX), UpdatedAt TIMESTAMP) PRIMARY KEY (Id)`,
   `CREATE CHANGE STREAM Changes FOR ALL OPTIONS (value_capture_type = 'NEW_ROW_AND_OLD_VALUES')`,
+  // The same changes without full rows: every replica row is read at its commit timestamp (batched).
+  `CREATE CHANGE STREAM ChangedValues FOR ALL OPTIONS (value_capture_type = 'NEW_VALUES')`,
 ];
 
-function config(startAt: Timestamp) {
+function config(startAt: Timestamp, stream = 'Changes') {
   return parseConfigObject({
     project: PROJECT,
-    spanner: { instance: 'bench', database: 'bench', stream: 'Changes' },
+    spanner: { instance: 'bench', database: 'bench', stream },
     bigquery: { dataset: 'bench' },
     ledger: { bucket: 'bench' },
     tables: { Items: { replica: 'items', history: 'items_history' } },
@@ -90,13 +92,15 @@ interface Variant {
   source: ChangeSource;
   replica: ReplicaSink;
   history: HistorySink;
+  /** The change stream read (default `Changes`, full rows). */
+  stream?: string;
 }
 
 /** Runs the pipeline's scheduler (unmeasured) and then reader tasks (measured) until `until` is reached. */
 async function runOnce(ports: SourceAndSinks, v: Variant, start: Timestamp, until: Timestamp) {
   const counts: Counts = { replica: 0, history: 0 };
   const queue = new MemoryTaskQueue();
-  const cfg = config(start);
+  const cfg = config(start, v.stream);
   const settings: AppSettings = {
     config: cfg,
     readerUrl: 'http://127.0.0.1:1/reader',
@@ -195,6 +199,12 @@ export async function readerThroughput(o: ThroughputOptions): Promise<Throughput
       real.history as BigQueryHistorySink,
     );
     const recording = new RecordingSource(real.source);
+    const valuesOnly = pipelineAdapters(
+      clients,
+      config(start, 'ChangedValues'),
+      deployment,
+      createLogger(() => undefined, {}, 'ERROR'),
+    );
     const runs: ThroughputRun[] = [];
     // The first run records the window for the in-process source (and warms the clients up).
     runs.push(await runOnce(real, { name: 'warm-up', ...real, source: recording }, start, until));
@@ -212,9 +222,17 @@ export async function readerThroughput(o: ThroughputOptions): Promise<Throughput
         { name: 'spanner → memory sinks', source: real.source, ...memorySinks() },
         { name: 'memory → bigquery', source: memorySource, replica: real.replica, history: real.history },
         { name: 'memory → memory', source: memorySource, ...memorySinks() },
+        {
+          name: 'emulators, read at commit (NEW_VALUES)',
+          source: valuesOnly.source,
+          replica: real.replica,
+          history: real.history,
+          stream: 'ChangedValues',
+        },
       ];
       for (const v of variants.filter((x) => !o.only || o.only.includes(x.name))) {
-        const ports = { ...real, completeness: new MemoryCompletenessSink() };
+        const base = v.stream === 'ChangedValues' ? valuesOnly : real;
+        const ports = { ...base, completeness: new MemoryCompletenessSink() };
         runs.push(await runOnce(ports, v, start, until));
       }
     }

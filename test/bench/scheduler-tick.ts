@@ -69,8 +69,11 @@ class StaticCatalog implements SpannerCatalog {
       columns: [{ name: 'Id', type: { code: 'INT64' }, nullable: false, ordinalPosition: 1 }],
     };
   }
-  async readRowAt() {
-    return null;
+  async tableSchemas(): Promise<TableSchema[]> {
+    return [await this.tableSchema('Orders')];
+  }
+  async readRowsAt() {
+    return { columns: [], rows: [] };
   }
 }
 

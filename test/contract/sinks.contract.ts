@@ -2,6 +2,8 @@
  * The sink contract (replica, completeness), run against every implementation: in-memory and BigQuery on
  * the emulator through the official clients. The history sink has its own (history-sink.contract.ts).
  */
+
+import { encodeChangeSequenceNumber } from '../../shared/domain/cdc-sequence';
 import type {
   ColumnType,
   DataChangeRecord,
@@ -201,6 +203,53 @@ export function sinkContract(label: string, make: () => Promise<SinkHarness>): v
         { SingerId: '1', Name: 'a', Extra: null },
         { SingerId: '2', Name: 'b', Extra: 'e' },
       ]);
+    });
+
+    it('refuses a value for a column the table does not have: nothing is written, nothing dropped', async () => {
+      await h.replica.ensureTable('singers', singers(), ['Name']);
+      const withExtra = record({
+        ts: at(1),
+        modType: 'INSERT',
+        extra: true,
+        mods: [mod(1, { Name: 'a', Extra: 'e' })],
+      });
+      const err = await h.replica.write('singers', changesOf(withExtra)).then(
+        () => undefined,
+        (e: unknown) => e as { kind?: string; message?: string },
+      );
+      expect(err).toMatchObject({ kind: 'permanent', message: expect.stringMatching(/column Extra/) });
+      expect(await h.replicaRows('singers')).toEqual([]);
+    });
+
+    it('widens a column in place and refuses a type change BigQuery cannot apply, naming it', async () => {
+      const counted = (type: string): TableSchema => ({
+        name: 'Counts',
+        primaryKey: ['Id'],
+        columns: [
+          { name: 'Id', type: { code: 'INT64' }, nullable: false, ordinalPosition: 1 },
+          { name: 'N', type: { code: type }, nullable: true, ordinalPosition: 2 },
+        ],
+      });
+      await h.replica.ensureTable('counts', counted('INT64'), 'all');
+      const row = (n: string): ReplicaUpsert => ({
+        kind: 'upsert',
+        table: 'Counts',
+        commitTimestamp: at(1),
+        key: { Id: '1' },
+        sequence: encodeChangeSequenceNumber({ commitTimestamp: at(1), recordSequence: '0', modIndex: 0 }),
+        row: { Id: '1', N: n },
+      });
+      await h.replica.write('counts', [row('42')]);
+      await h.replica.ensureTable('counts', counted('NUMERIC'), 'all');
+      expect(await h.replicaRows('counts')).toEqual([{ Id: '1', N: '42' }]);
+      const err = await h.replica.ensureTable('counts', counted('STRING'), 'all').then(
+        () => undefined,
+        (e: unknown) => e as { kind?: string; message?: string },
+      );
+      expect(err?.kind).toBe('permanent');
+      expect(err?.message).toMatch(
+        /column Counts\.N changed type: it is now STRING in Spanner, which maps to BigQuery STRING, but the replica table counts holds it as NUMERIC.*Fix: drop/,
+      );
     });
 
     it('keeps the newest watermark per source and destination table: replica and history apart', async () => {

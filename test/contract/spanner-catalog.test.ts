@@ -142,28 +142,62 @@ describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])('SpannerCatalogRea
     await expect(catalog().tableSchema('NoSuchTable')).rejects.toThrow(/not found/);
   });
 
-  it('reads a row at exactly a past timestamp: the old image, and null before the insert', async () => {
-    const table = db().database.table(name(dialect, 'Other'));
+  it('reads rows at exactly a past timestamp over a key set: old images, and no row before the insert', async () => {
+    const other = name(dialect, 'Other');
+    const table = db().database.table(other);
     const [id, a, b] = [name(dialect, 'Id'), name(dialect, 'A'), name(dialect, 'B')];
-    const [r1] = await table.insert({ [id]: 'row-1', [a]: 'first', [b]: '7' });
+    const [r1] = await table.insert([
+      { [id]: 'row-1', [a]: 'first', [b]: '7' },
+      { [id]: 'row-2', [a]: 'other', [b]: '9' },
+    ]);
     const t1 = tsOf(r1);
     const [r2] = await table.update({ [id]: 'row-1', [a]: 'second', [b]: '8' });
     const t2 = tsOf(r2);
     const c = catalog();
-    const cols = [a, b];
-    expect(await c.readRowAt(name(dialect, 'Other'), { [id]: 'row-1' }, cols, addNanos(t1, -1))).toBeNull();
-    expect(await c.readRowAt(name(dialect, 'Other'), { [id]: 'row-1' }, cols, t1)).toEqual({
-      [id]: 'row-1',
-      [a]: 'first',
-      [b]: '7',
-    });
-    expect(
-      await c.readRowAt(name(dialect, 'Other'), { [id]: 'row-1' }, cols, addNanos(t2, -1)),
-    ).toMatchObject({ [a]: 'first' });
-    expect(await c.readRowAt(name(dialect, 'Other'), { [id]: 'row-1' }, [a], t2)).toEqual({
-      [id]: 'row-1',
-      [a]: 'second',
-    });
+    const keys = [{ name: id, type: { code: 'STRING' } }];
+    const both = [{ [id]: 'row-1' }, { [id]: 'row-2' }, { [id]: 'missing' }];
+    expect((await c.readRowsAt(other, keys, both, addNanos(t1, -1))).rows).toEqual([]);
+    const at1 = await c.readRowsAt(other, keys, both, t1);
+    expect(at1.columns.map((x) => [x.name, x.type.code])).toEqual([
+      [id, 'STRING'],
+      [a, 'STRING'],
+      [b, 'INT64'],
+    ]);
+    expect(at1.rows).toEqual([
+      { [id]: 'row-1', [a]: 'first', [b]: '7' },
+      { [id]: 'row-2', [a]: 'other', [b]: '9' },
+    ]);
+    expect((await c.readRowsAt(other, keys, [{ [id]: 'row-1' }], t2)).rows).toEqual([
+      { [id]: 'row-1', [a]: 'second', [b]: '8' },
+    ]);
+  });
+
+  it('reads schemas as of a timestamp, every table at once, and refreshes a cached one on request', async () => {
+    const c = catalog();
+    const before = fromNanos(emu.admin.nowNs());
+    const cached = await c.tableSchema(name(dialect, 'Other'));
+    const column = dialect === 'POSTGRESQL' ? 'later bigint' : 'Later INT64';
+    const [op] = await db().database.updateSchema([
+      `ALTER TABLE ${name(dialect, 'Other')} ADD COLUMN ${column}`,
+    ]);
+    await op.promise();
+    const names = (s: { columns: Array<{ name: string }> }) => s.columns.map((x) => x.name);
+    expect(names(await c.tableSchema(name(dialect, 'Other')))).toEqual(names(cached));
+    const fresh = await c.tableSchema(name(dialect, 'Other'), { fresh: true });
+    expect(names(fresh)).toEqual([...names(cached), name(dialect, 'Later')]);
+    expect(names(await c.tableSchema(name(dialect, 'Other'), { at: before }))).toEqual(names(cached));
+    const all = await c.tableSchemas();
+    expect(all.map((t) => t.name)).toEqual([name(dialect, 'AllTypes'), name(dialect, 'Other')]);
+    expect(names(all[1]!)).toEqual(names(fresh));
+    expect(all[1]?.primaryKey).toEqual([name(dialect, 'Id')]);
+    // Before a column existed, a keyed read does not return it (the read sees that schema version).
+    const rows = await c.readRowsAt(
+      name(dialect, 'Other'),
+      [{ name: name(dialect, 'Id'), type: { code: 'STRING' } }],
+      [{ [name(dialect, 'Id')]: 'row-2' }],
+      before,
+    );
+    expect(rows.columns.map((x) => x.name)).toEqual(names(cached));
   });
 
   it('maps every type read from a row exactly as the same value read from the change stream', async () => {
@@ -183,19 +217,23 @@ describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])('SpannerCatalogRea
     }
     expect(records).toHaveLength(1);
     const fromStream = recordRow(records[0]!);
-    const issues: ValueIssue[][] = [];
-    const c = new SpannerCatalogReader(db().database, { onValueIssues: (_t, i) => issues.push(i) });
-    const schema = await c.tableSchema(table);
-    const fromRow = await c.readRowAt(
+    const issues: ValueIssue[] = [];
+    const c = new SpannerCatalogReader(db().database);
+    const read = await c.readRowsAt(
       table,
-      { [name(dialect, 'Id')]: '42' },
-      schema.columns.map((x) => x.name),
+      [{ name: name(dialect, 'Id'), type: { code: 'INT64' } }],
+      [{ [name(dialect, 'Id')]: '42' }],
       at,
     );
+    const types = new Map(read.columns.map((x) => [x.name, x.type]));
+    const values = read.rows[0]!;
+    const fromRow = Object.fromEntries(
+      Object.keys(values).map((k) => [k, toWriterValue(k, types.get(k)!, values[k] ?? null, issues)]),
+    );
     expect(fromRow).toEqual(fromStream);
-    expect(Object.keys(fromRow!)).toHaveLength(19);
-    expect(fromRow![name(dialect, 'Ints')]).toEqual(['9223372036854775807', '-9223372036854775808']);
-    expect(fromRow![name(dialect, 'At')]).toBe('1709251199123456');
-    expect(issues.flat().map((i) => i.kind)).toEqual(['null-array-element', 'null-array-element']);
+    expect(Object.keys(fromRow)).toHaveLength(19);
+    expect(fromRow[name(dialect, 'Ints')]).toEqual(['9223372036854775807', '-9223372036854775808']);
+    expect(fromRow[name(dialect, 'At')]).toBe('1709251199123456');
+    expect(issues.map((i) => i.kind)).toEqual(['null-array-element', 'null-array-element']);
   });
 });

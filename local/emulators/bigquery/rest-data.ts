@@ -4,6 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { ApiError, type Catalog, type Table } from './catalog';
+import { runDdl } from './ddl';
 import { type QueryParameter, type QueryResult, runQuery } from './query';
 import { type Field, toRestFields } from './schema';
 import { type Row, type TimestampFormat, toRestValue } from './values';
@@ -82,7 +83,7 @@ export class QueryJobs {
     jobId?: string,
   ): Job {
     const job: Job = { id: jobId ?? `job_${randomUUID().replace(/-/g, '')}`, projectId, query, ts };
-    job.result = runQuery(this.catalog, projectId, query, params);
+    job.result = runDdl(this.catalog, projectId, query) ?? runQuery(this.catalog, projectId, query, params);
     this.jobs.set(job.id, job);
     return job;
   }

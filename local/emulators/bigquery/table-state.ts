@@ -89,6 +89,15 @@ export class TableState {
     return live.sort((a, b) => a.ingest - b.ingest).map((e) => e.row);
   }
 
+  /** Rewrites one column of every stored row (a column's type was changed in place). */
+  convertColumn(name: string, convert: (value: Row[string]) => Row[string]): void {
+    const apply = (row: Row) => {
+      if (name in row) row[name] = convert(row[name] ?? null);
+    };
+    for (const p of this.plain) apply(p.row);
+    for (const s of this.keyed.values()) if (s.row) apply(s.row);
+  }
+
   /** Drops everything (table deleted or truncated). */
   clear(): void {
     this.plain = [];

@@ -5,9 +5,10 @@
  * client reconnect, and a write in flight on the old connection would never be answered.
  */
 import { adapt, managedwriter, protos } from '@google-cloud/bigquery-storage';
+import { SluiceError } from '../../domain/errors';
 import { appendFailure, deadlineExceeded } from './append-errors';
 import { splitRequests } from './request-split';
-import { type JsonRow, RowEncoder } from './row-encoder';
+import { type JsonRow, RowEncoder, UnknownFieldError } from './row-encoder';
 
 type TableSchema = protos.google.cloud.bigquery.storage.v1.ITableSchema;
 type Descriptor = protos.google.protobuf.IDescriptorProto;
@@ -37,6 +38,8 @@ interface Open {
 export class DefaultStreamWriters {
   private readonly open = new Map<string, Open>();
   private readonly queues = new Map<string, Promise<unknown>>();
+  /** Columns just added to a table, by path: until a connection's descriptor has them, BigQuery lags. */
+  private readonly added = new Map<string, Set<string>>();
 
   /**
    * @param cdc whether rows carry `_CHANGE_TYPE` / `_CHANGE_SEQUENCE_NUMBER` (kept in the descriptor,
@@ -61,10 +64,16 @@ export class DefaultStreamWriters {
   }
 
   /**
-   * After the table's schema changed: the next append opens a connection with the current schema. Queued
-   * behind appends in flight, which closing their connection would leave unanswered.
+   * After the table's schema changed (`added`: the columns it gained): the next append opens a connection
+   * with the current schema. Queued behind appends in flight, which closing their connection would leave
+   * unanswered.
    */
-  invalidate(tablePath: string): Promise<void> {
+  invalidate(tablePath: string, added: string[] = []): Promise<void> {
+    if (added.length > 0) {
+      const set = this.added.get(tablePath) ?? new Set<string>();
+      for (const c of added) set.add(c);
+      this.added.set(tablePath, set);
+    }
     const previous = this.queues.get(tablePath) ?? Promise.resolve();
     const next = previous.catch(() => undefined).then(() => this.reset(tablePath));
     this.queues.set(tablePath, next);
@@ -86,7 +95,7 @@ export class DefaultStreamWriters {
     if (rows.length === 0) return;
     const o = await this.connection(tablePath);
     try {
-      const serializedRows = o.encoder.encode(rows);
+      const serializedRows = this.encode(tablePath, o, rows);
       for (const request of splitRequests(serializedRows, this.limits.maxRequestBytes)) {
         const pending = o.writer.appendRows({ serializedRows: request });
         const response = await this.withDeadline(pending.getResult());
@@ -98,6 +107,40 @@ export class DefaultStreamWriters {
       this.reset(tablePath);
       throw err;
     }
+  }
+
+  /**
+   * Encodes with the connection's descriptor. A value for a column the descriptor lacks is never dropped: it
+   * is retryable when the column was just added (BigQuery serves a new schema to the Storage Write API
+   * after a delay; a later connection has it), and permanent otherwise.
+   */
+  private encode(tablePath: string, o: Open, rows: JsonRow[]): Uint8Array[] {
+    try {
+      return o.encoder.encode(rows);
+    } catch (err) {
+      if (!(err instanceof UnknownFieldError)) throw err;
+      const table = tablePath.split('/').pop();
+      const waiting = [...(this.added.get(tablePath) ?? [])];
+      if (waiting.some((c) => c.toLowerCase() === err.column.toLowerCase()))
+        throw new SluiceError(
+          'retryable',
+          `column ${err.column} was just added to BigQuery table ${table}, but the Storage Write API does not serve it yet; the batch is retried`,
+          { cause: err },
+        );
+      throw new SluiceError(
+        'permanent',
+        `a row for BigQuery table ${table} has a value for column ${err.column}, which the table does not have; the row is not written (no value is dropped)`,
+        { cause: err },
+      );
+    }
+  }
+
+  /** Columns a connection's descriptor has are no longer waited for. */
+  private served(tablePath: string, encoder: RowEncoder): void {
+    const waiting = this.added.get(tablePath);
+    if (!waiting) return;
+    for (const c of [...waiting]) if (encoder.has(c)) waiting.delete(c);
+    if (waiting.size === 0) this.added.delete(tablePath);
   }
 
   private async withDeadline<T>(result: Promise<T>): Promise<T> {
@@ -127,6 +170,7 @@ export class DefaultStreamWriters {
     const protoDescriptor = this.descriptor(stream.tableSchema ?? {});
     const writer = new managedwriter.Writer({ connection, protoDescriptor });
     const o: Open = { writer, encoder: new RowEncoder(protoDescriptor), broken: false };
+    this.served(tablePath, o.encoder);
     // Without an error listener the client throws non-retryable stream errors as uncaught exceptions.
     connection.onConnectionError(() => {
       o.broken = true;
@@ -136,6 +180,7 @@ export class DefaultStreamWriters {
       const updated = this.descriptor(schema);
       writer.setProtoDescriptor(updated);
       o.encoder = new RowEncoder(updated);
+      this.served(tablePath, o.encoder);
     });
     this.open.set(tablePath, o);
     return o;

@@ -8,11 +8,12 @@ import { managedwriter, protos } from '@google-cloud/bigquery-storage';
 import { SluiceError } from '../../domain/errors';
 import { HISTORY_TABLE_FIELDS, HISTORY_TABLE_LAYOUT, type HistoryRow } from '../../domain/history-rows';
 import { fromSecondsAndNanos } from '../../domain/timestamp';
+import { planFields } from '../../domain/type-changes';
 import type { HistorySink, HistoryStream, OffsetAppendResult } from '../../ports/sinks';
 import { type AppendLimits, DEFAULT_APPEND_LIMITS } from './default-stream';
 import { ExplicitStreamWriters } from './explicit-streams';
 import type { SinkClients } from './replica-sink';
-import { addFields, createTable, type DatasetRef, missingFields, readFields, tablePath } from './table-admin';
+import { addFields, createTable, type DatasetRef, readFields, tablePath } from './table-admin';
 
 type TableSchema = protos.google.cloud.bigquery.storage.v1.ITableSchema;
 type TableFieldSchema = protos.google.cloud.bigquery.storage.v1.ITableFieldSchema;
@@ -83,7 +84,7 @@ export class BigQueryHistorySink implements HistorySink {
       });
     } else {
       // A table made by an older version gains the columns this one writes.
-      await addFields(table, fields, missingFields(fields, HISTORY_TABLE_FIELDS, destination));
+      await addFields(table, fields, planFields(fields, HISTORY_TABLE_FIELDS, destination).add);
     }
     this.schemas.delete(this.path(destination));
     this.ensured.add(destination);

@@ -7,10 +7,11 @@ import type { managedwriter } from '@google-cloud/bigquery-storage';
 import { type BigQueryField, replicaTableSchema } from '../../domain/bigquery-schema';
 import type { TableSchema } from '../../domain/information-schema';
 import { type ReplicaDelete, type ReplicaUpsert, replicaWriterRow } from '../../domain/replica-rows';
+import { planFields } from '../../domain/type-changes';
 import type { ReplicaSink } from '../../ports/sinks';
 import { type AppendLimits, DEFAULT_APPEND_LIMITS, DefaultStreamWriters } from './default-stream';
 import { replicatedColumns } from './replicated-columns';
-import { addFields, createTable, type DatasetRef, missingFields, readFields, tablePath } from './table-admin';
+import { addFields, createTable, type DatasetRef, readFields, tablePath, widenFields } from './table-admin';
 
 /** The official clients a BigQuery sink uses. */
 export interface SinkClients {
@@ -70,10 +71,21 @@ export class BigQueryReplicaSink implements ReplicaSink {
       await createTable(this.clients.bigquery, this.options, destination, this.metadata(schema));
       existing = (await readFields(table)) ?? [];
     }
-    const added = missingFields(existing, schema.fields, destination);
-    if (added.length > 0) {
-      await addFields(table, existing, added);
-      await this.writers.invalidate(tablePath(this.options, destination));
+    const plan = planFields(
+      existing,
+      schema.fields,
+      destination,
+      source.name,
+      new Map(source.columns.map((c) => [c.name, c.type])),
+    );
+    if (plan.add.length > 0 || plan.widen.length > 0) {
+      if (plan.widen.length > 0) {
+        await widenFields(this.clients.bigquery, this.options, destination, plan.widen);
+        existing = (await readFields(table)) ?? existing;
+      }
+      await addFields(table, existing, plan.add);
+      // The next append reconnects with the new schema (the client's descriptor would lack the new fields).
+      await this.writers.invalidate(tablePath(this.options, destination), [...plan.add.map((f) => f.name)]);
     }
     this.ensured.set(destination, signature);
   }

@@ -7,7 +7,8 @@
  * replaced by the client's placeholder name, NULL is left out, and a number bound for a string field (INT64,
  * NUMERIC, …) is written as its decimal text — inside arrays too. A decimal string of at most 15 digits
  * bound for a 64-bit integer field (INT64, TIMESTAMP micros) is handed to protobufjs as a number: the same
- * varint, without parsing the text into a Long.
+ * varint, without parsing the text into a Long. A value for a column the descriptor lacks is an
+ * {@link UnknownFieldError}, never dropped.
  */
 import { adapt, protos } from '@google-cloud/bigquery-storage';
 import { Type } from 'protobufjs';
@@ -46,6 +47,14 @@ function asNumberIfSafe(value: WriterValue): WriterValue {
   return typeof value === 'string' && SAFE_DECIMAL.test(value) ? Number(value) : value;
 }
 
+/** A row value for a column the descriptor (the table's schema as the writer saw it) does not have. */
+export class UnknownFieldError extends Error {
+  constructor(readonly column: string) {
+    super(`the row has a value for column ${column}, which the table's write descriptor does not have`);
+    this.name = 'UnknownFieldError';
+  }
+}
+
 /** Encodes rows with one descriptor; build a new one when the descriptor changes. */
 export class RowEncoder {
   private readonly type: Type;
@@ -54,6 +63,11 @@ export class RowEncoder {
   constructor(descriptor: Descriptor) {
     const normalized = adapt.normalizeDescriptor(new protos.google.protobuf.DescriptorProto(descriptor));
     this.type = Type.fromDescriptor(normalized);
+  }
+
+  /** Whether the descriptor has a field for column `name`. */
+  has(name: string): boolean {
+    return this.type.fields[PROTO_NAME.test(name) ? name : placeholderName(name)] !== undefined;
   }
 
   /** One serialized message per row, in order. */
@@ -65,6 +79,8 @@ export class RowEncoder {
     let plan = this.plans.get(name);
     if (!plan) {
       const protoName = PROTO_NAME.test(name) ? name : placeholderName(name);
+      // Never drop a value: protobufjs would silently skip a name its type lacks.
+      if (!this.type.fields[protoName]) throw new UnknownFieldError(name);
       const type = this.type.fields[protoName]?.type;
       plan = { protoName, numberAsText: type === 'string', textAsNumber: INTEGER_64.has(type ?? '') };
       this.plans.set(name, plan);

@@ -4,6 +4,7 @@
  */
 import type { BigQuery, Table, TableField, TableMetadata } from '@google-cloud/bigquery';
 import type { BigQueryField } from '../../domain/bigquery-schema';
+import type { FieldPlan } from '../../domain/type-changes';
 
 /** Where a sink's tables live. */
 export interface DatasetRef {
@@ -41,44 +42,21 @@ export async function createTable(bigquery: BigQuery, ref: DatasetRef, id: strin
   }
 }
 
-/** REST reports legacy type names; the comparison uses standard SQL names. */
-const STANDARD: Record<string, string> = {
-  INTEGER: 'INT64',
-  FLOAT: 'FLOAT64',
-  BOOLEAN: 'BOOL',
-  RECORD: 'STRUCT',
-};
-
-function standardType(type: string | null | undefined): string {
-  const upper = (type ?? '').toUpperCase();
-  return STANDARD[upper] ?? upper;
-}
-
-/**
- * Fields of `wanted` that `existing` lacks, as NULLABLE (or REPEATED) — BigQuery adds no REQUIRED column to
- * an existing table. @throws Error naming the column when an existing column has another type.
- */
-export function missingFields(existing: TableField[], wanted: readonly BigQueryField[], table: string) {
-  const byName = new Map(existing.map((f) => [(f.name ?? '').toLowerCase(), f]));
-  const missing: BigQueryField[] = [];
-  for (const field of wanted) {
-    const have = byName.get(field.name.toLowerCase());
-    if (!have) {
-      missing.push({ ...field, mode: field.mode === 'REPEATED' ? 'REPEATED' : 'NULLABLE' });
-      continue;
-    }
-    const repeated = (have.mode ?? 'NULLABLE').toUpperCase() === 'REPEATED';
-    if (standardType(have.type) !== field.type || repeated !== (field.mode === 'REPEATED')) {
-      throw new Error(
-        `column ${table}.${field.name} is ${have.type}${repeated ? ' REPEATED' : ''} in BigQuery but the source maps it to ${field.type}${field.mode === 'REPEATED' ? ' REPEATED' : ''}; change the replica table by hand`,
-      );
-    }
-  }
-  return missing;
-}
-
 /** Patches the table's schema to `existing` + `added` (an additive change). */
 export async function addFields(table: Table, existing: TableField[], added: BigQueryField[]): Promise<void> {
   if (added.length === 0) return;
   await table.setMetadata({ schema: { fields: [...existing, ...added] } });
+}
+
+/** Widens columns in place with DDL (tables.patch cannot change a type). */
+export async function widenFields(
+  bigquery: BigQuery,
+  ref: DatasetRef,
+  id: string,
+  widen: FieldPlan['widen'],
+): Promise<void> {
+  for (const w of widen) {
+    const sql = `ALTER TABLE \`${ref.projectId}.${ref.dataset}.${id}\` ALTER COLUMN \`${w.name}\` SET DATA TYPE ${w.to}`;
+    await bigquery.query({ query: sql });
+  }
 }

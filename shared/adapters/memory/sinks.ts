@@ -6,9 +6,11 @@
  */
 import { type BigQueryField, replicaTableSchema } from '../../domain/bigquery-schema';
 import { compareChangeSequenceNumbers } from '../../domain/cdc-sequence';
+import { SluiceError } from '../../domain/errors';
 import type { TableSchema } from '../../domain/information-schema';
 import type { ReplicaDelete, ReplicaUpsert } from '../../domain/replica-rows';
 import type { Timestamp } from '../../domain/timestamp';
+import { planFields } from '../../domain/type-changes';
 import type { WriterValue } from '../../domain/value-mapping';
 import type { CompletenessSink, ReplicaSink } from '../../ports/sinks';
 import { replicatedColumns } from '../bigquery/replicated-columns';
@@ -52,11 +54,19 @@ export class MemoryReplicaSink implements ReplicaSink {
       this.tables.set(destination, { ...schema, entries: new Map() });
       return;
     }
-    for (const field of schema.fields) {
-      if (!table.fields.some((f) => f.name === field.name)) {
-        table.fields.push({ ...field, mode: field.mode === 'REPEATED' ? 'REPEATED' : 'NULLABLE' });
-      }
+    // The same evolution rules as BigQuery's table admin: add columns, widen in place, refuse the rest.
+    const plan = planFields(
+      table.fields,
+      schema.fields,
+      destination,
+      source.name,
+      new Map(source.columns.map((c) => [c.name, c.type])),
+    );
+    for (const w of plan.widen) {
+      const field = table.fields.find((f) => f.name === w.name);
+      if (field) field.type = w.to;
     }
+    table.fields.push(...plan.add);
   }
 
   async write(destination: string, changes: Array<ReplicaUpsert | ReplicaDelete>): Promise<void> {
@@ -64,6 +74,14 @@ export class MemoryReplicaSink implements ReplicaSink {
     this.faults.check();
     const table = this.tables.get(destination);
     if (!table) throw Object.assign(new Error(`table ${destination} not found`), { code: 5 });
+    for (const change of changes) {
+      for (const name of Object.keys(change.row))
+        if (!table.fields.some((f) => f.name === name))
+          throw new SluiceError(
+            'permanent',
+            `a row for table ${destination} has a value for column ${name}, which the table does not have; the row is not written (no value is dropped)`,
+          );
+    }
     for (const change of changes) {
       const key = JSON.stringify(table.primaryKey.map((k) => change.row[k] ?? null));
       const current = table.entries.get(key);

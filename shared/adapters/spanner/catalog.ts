@@ -1,12 +1,17 @@
 /**
  * `SpannerCatalog` on Cloud Spanner: the INFORMATION_SCHEMA queries of `information-schema.ts` (strong
- * single-use reads) and single-row reads at an exact timestamp, converted to Storage Write writer values.
+ * single-use reads, or as of a timestamp for the schema a record was committed under) and keyed reads of
+ * whole rows at an exact timestamp, converted to the form change-stream mods carry.
  */
 import type { Database } from '@google-cloud/spanner';
 import type { Dialect, JsonValue } from '../../domain/change-record';
 import type { SpannerQuery } from '../../domain/change-stream-query';
-import { clientRowToWriterRow } from '../../domain/client-row';
+import { clientValueToModJson } from '../../domain/client-row';
+import { DecodeError, structFields } from '../../domain/client-values';
+import { GrpcCode } from '../../domain/errors';
 import {
+  allColumnsQuery,
+  allPrimaryKeysQuery,
   type ChangeStreamOptions,
   type ChangeStreamScope,
   changeStreamColumnsQuery,
@@ -18,30 +23,26 @@ import {
   parseChangeStreamScope,
   parseDatabaseDialect,
   parseTableSchema,
+  parseTableSchemas,
   primaryKeyQuery,
   type TableSchema,
   tableColumnsQuery,
 } from '../../domain/information-schema';
+import { KEYS_PER_READ, type KeyColumn, keyedRowsQuery } from '../../domain/row-reads';
+import { parseTypeJson } from '../../domain/spanner-types';
 import type { Timestamp } from '../../domain/timestamp';
-import type { ValueIssue, WriterValue } from '../../domain/value-mapping';
-import type { SpannerCatalog } from '../../ports/spanner-catalog';
+import type { RowsAt, SchemaReadOptions, SpannerCatalog } from '../../ports/spanner-catalog';
 import { preciseDateOf } from './request-options';
 
-/** Options of {@link SpannerCatalogReader}. */
-export interface SpannerCatalogOptions {
-  /** Called with the values a read row could not carry exactly (see `toWriterValue`). */
-  onValueIssues?: (table: string, issues: ValueIssue[]) => void;
-}
-
-/** Reads the catalog and rows of one database. The dialect and table schemas are cached once read. */
+/**
+ * Reads the catalog and rows of one database. The dialect and table schemas are cached once read; a fresh
+ * read (after drift) replaces a cached schema, and a read as of a timestamp is never cached.
+ */
 export class SpannerCatalogReader implements SpannerCatalog {
   private dialectRead: Promise<Dialect> | undefined;
   private readonly schemas = new Map<string, Promise<TableSchema>>();
 
-  constructor(
-    private readonly database: Database,
-    private readonly options: SpannerCatalogOptions = {},
-  ) {}
+  constructor(private readonly database: Database) {}
 
   dialect(): Promise<Dialect> {
     this.dialectRead ??= this.query(DATABASE_DIALECT_QUERY)
@@ -67,45 +68,55 @@ export class SpannerCatalogReader implements SpannerCatalog {
     return parseChangeStreamOptions(await this.query(changeStreamOptionsQuery(await this.dialect(), stream)));
   }
 
-  tableSchema(table: string): Promise<TableSchema> {
-    let schema = this.schemas.get(table);
-    if (!schema) {
-      schema = this.readTableSchema(table);
-      this.schemas.set(table, schema);
-      schema.catch(() => this.schemas.delete(table));
+  tableSchema(table: string, options: SchemaReadOptions = {}): Promise<TableSchema> {
+    if (options.at !== undefined || options.fresh) {
+      const read = this.readTableSchema(table, options.at);
+      // A fresh read replaces the cached one (drift was detected: later readers want the new schema).
+      if (options.at === undefined) this.cache(table, read);
+      return read;
     }
+    let schema = this.schemas.get(table);
+    if (!schema) schema = this.cache(table, this.readTableSchema(table));
     return schema;
   }
 
-  async readRowAt(
+  async tableSchemas(options: SchemaReadOptions = {}): Promise<TableSchema[]> {
+    const dialect = await this.dialect();
+    const [columns, keys] = await Promise.all([
+      this.queryAt(allColumnsQuery(dialect), options.at),
+      this.queryAt(allPrimaryKeysQuery(dialect), options.at),
+    ]);
+    const schemas = parseTableSchemas(dialect, columns, keys);
+    if (options.at === undefined) for (const s of schemas) this.cache(s.name, Promise.resolve(s));
+    return schemas;
+  }
+
+  async readRowsAt(
     table: string,
-    key: Record<string, JsonValue>,
-    columns: string[],
+    keyColumns: readonly KeyColumn[],
+    keys: ReadonlyArray<Record<string, JsonValue>>,
     at: Timestamp,
-  ): Promise<Record<string, WriterValue> | null> {
-    const schema = await this.tableSchema(table);
-    const keyValues = schema.primaryKey.map((name) => {
-      if (!(name in key)) throw new Error(`key of ${table} lacks column ${name}`);
-      return key[name] as JsonValue;
-    });
-    const selected = schema.columns.filter(
-      (c) => columns.includes(c.name) || schema.primaryKey.includes(c.name),
-    );
-    // Mod keys are already in Spanner's wire form (INT64 as text, BYTES as base64), which is what a key
-    // set carries (the client's typing says string[], its encoder takes any value); the read is single-use
-    // at exactly `at`.
-    const [rows] = await this.database
-      .table(table)
-      .read(
-        { keys: [keyValues] as unknown as string[][], columns: selected.map((c) => c.name) },
+  ): Promise<RowsAt> {
+    const dialect = await this.dialect();
+    const out: RowsAt = { columns: [], rows: [] };
+    for (let i = 0; i < keys.length; i += KEYS_PER_READ) {
+      const q = keyedRowsQuery(dialect, table, keyColumns, keys.slice(i, i + KEYS_PER_READ));
+      const [rows, , metadata] = await this.database.run(
+        { sql: q.sql, params: q.params, types: q.types as never },
         { readTimestamp: preciseDateOf(at) },
       );
-    const [row] = rows;
-    if (row === undefined) return null;
-    const issues: ValueIssue[] = [];
-    const values = clientRowToWriterRow(row, selected, issues);
-    if (issues.length > 0) this.options.onValueIssues?.(table, issues);
-    return values;
+      out.columns = resultColumns(metadata, table);
+      for (const row of rows) out.rows.push(rowToModJson(row, out.columns, table));
+    }
+    return out;
+  }
+
+  private cache(table: string, read: Promise<TableSchema>): Promise<TableSchema> {
+    this.schemas.set(table, read);
+    read.catch(() => {
+      if (this.schemas.get(table) === read) this.schemas.delete(table);
+    });
+    return read;
   }
 
   /**
@@ -120,13 +131,31 @@ export class SpannerCatalogReader implements SpannerCatalog {
     throw cause;
   }
 
-  private async readTableSchema(table: string): Promise<TableSchema> {
+  private async readTableSchema(table: string, at?: Timestamp): Promise<TableSchema> {
     const dialect = await this.dialect();
     const [columns, keys] = await Promise.all([
-      this.query(tableColumnsQuery(dialect, table)),
-      this.query(primaryKeyQuery(dialect, table)),
+      this.queryAt(tableColumnsQuery(dialect, table), at),
+      this.queryAt(primaryKeyQuery(dialect, table), at),
     ]);
     return parseTableSchema(table, dialect, columns, keys);
+  }
+
+  /**
+   * A query as of `at` (INFORMATION_SCHEMA shows the schema version of that timestamp), or strong. A
+   * timestamp beyond the version retention cannot be read: the current schema is the best there is.
+   */
+  private async queryAt(q: SpannerQuery, at?: Timestamp): Promise<unknown[]> {
+    if (at === undefined) return this.query(q);
+    try {
+      const [rows] = await this.database.run(
+        { sql: q.sql, params: q.params, types: q.types },
+        { readTimestamp: preciseDateOf(at) },
+      );
+      return rows;
+    } catch (err) {
+      if ((err as { code?: unknown }).code !== GrpcCode.FAILED_PRECONDITION) throw err;
+      return this.query(q);
+    }
   }
 
   private async query(q: SpannerQuery): Promise<unknown[]> {
@@ -136,4 +165,23 @@ export class SpannerCatalogReader implements SpannerCatalog {
     );
     return rows;
   }
+}
+
+/** The columns of a result, from its metadata (the types of the schema version the read saw). */
+function resultColumns(metadata: unknown, table: string): RowsAt['columns'] {
+  const fields = (metadata as { rowType?: { fields?: Array<{ name?: string; type?: unknown }> } } | undefined)
+    ?.rowType?.fields;
+  if (!Array.isArray(fields)) throw new DecodeError(`${table} read`, 'the result carries no column types');
+  return fields.map((f, i) => ({
+    name: String(f.name ?? ''),
+    type: parseTypeJson(f.type, `${table} read.rowType.fields[${i}] (column ${table}.${f.name})`),
+  }));
+}
+
+/** One result row in the form a change-stream mod carries values. */
+function rowToModJson(row: unknown, columns: RowsAt['columns'], table: string): Record<string, JsonValue> {
+  const fields = structFields(row, `${table} row`);
+  const out: Record<string, JsonValue> = {};
+  for (const c of columns) out[c.name] = clientValueToModJson(fields[c.name], c.type, `${table}.${c.name}`);
+  return out;
 }

@@ -10,7 +10,7 @@ import type { TaskQueue } from '../../ports/task-queue';
 
 /** Dependencies of every backfill use case. */
 export interface BackfillDeps {
-  config: Pick<PipelineConfig, 'pipeline' | 'tables' | 'spanner'>;
+  config: Pick<PipelineConfig, 'pipeline' | 'tables' | 'allTables' | 'excludedTables' | 'spanner'>;
   /** The ledger bucket. */
   store: ObjectStore;
   queue: TaskQueue;

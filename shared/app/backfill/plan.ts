@@ -13,6 +13,7 @@ import {
 } from '../../domain/backfill/request';
 import { isSnapshotTooOld, snapshotTooOldError } from '../../domain/backfill/snapshot-errors';
 import type { TableSchema } from '../../domain/information-schema';
+import { targetsFor } from '../../domain/table-rules';
 import { formatTimestamp, type Timestamp } from '../../domain/timestamp';
 import type { Snapshot } from '../../ports/snapshot-source';
 import type { BackfillDeps } from './deps';
@@ -52,7 +53,7 @@ async function validate(deps: BackfillDeps, request: BackfillRequest): Promise<C
   if (!scope) return { ok: false, problems: [...problems, `change stream ${stream} does not exist`] };
   const schemas = await existingSchemas(deps, request.tables);
   const resolved = resolveTables(request, {
-    configured: deps.config.tables,
+    configured: (table) => targetsFor(deps.config, table),
     scope,
     streamName: stream,
     schemas,

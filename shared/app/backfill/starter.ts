@@ -5,6 +5,7 @@
 import type { BackfillJob, JobOrigin } from '../../domain/backfill/job';
 import type { BackfillRequest, Checked } from '../../domain/backfill/request';
 import type { PipelineConfig } from '../../domain/config';
+import { targetsFor } from '../../domain/table-rules';
 import type { BackfillDeps } from './deps';
 import { type StartOptions, startBackfill } from './plan';
 
@@ -21,9 +22,17 @@ export function backfillStarter(deps: BackfillDeps): BackfillStarter {
   return { start: (request, options) => startBackfill(deps, request, options) };
 }
 
-/** Source tables with a configured replica, in configuration order: what a hand-over must load. */
-export function replicaTables(config: Pick<PipelineConfig, 'tables'>): string[] {
-  return Object.entries(config.tables)
+/**
+ * Source tables with a replica, explicit ones first (in configuration order), then the watched tables the
+ * all-tables rule gives one: what a hand-over must load.
+ */
+export function replicaTables(
+  config: Pick<PipelineConfig, 'tables' | 'allTables' | 'excludedTables'>,
+  watched: readonly string[] = [],
+): string[] {
+  const explicit = Object.entries(config.tables)
     .filter(([, targets]) => targets.replica !== undefined)
     .map(([table]) => table);
+  const ruled = watched.filter((t) => !explicit.includes(t) && targetsFor(config, t)?.replica !== undefined);
+  return [...explicit, ...ruled];
 }

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import type { ChangeStreamScope, TableSchema } from '../information-schema';
+import { planReplica } from '../replica-plan';
 import type { Timestamp } from '../timestamp';
 import { describeIssues, timestampString } from '../zod-helpers';
 
@@ -122,8 +123,8 @@ export interface ResolvedTable {
 
 /** What the pipeline knows about its tables, to check a request against. */
 export interface PipelineTables {
-  /** The configured destinations per source table (`SLUICE_TABLES`). */
-  configured: Record<string, { replica?: string; history?: string }>;
+  /** The configured destinations of a source table (`SLUICE_TABLES`, with its all-tables rule). */
+  configured: (table: string) => { replica?: string; history?: string } | undefined;
   /** The change stream's scope; tables it does not watch cannot hand over to it. */
   scope: ChangeStreamScope;
   streamName: string;
@@ -131,12 +132,9 @@ export interface PipelineTables {
   schemas: Map<string, TableSchema>;
 }
 
-/** Key columns plus the columns the stream watches, in the table's column order. */
+/** The replicated columns (the replica plan's: key, watched, stored generated), in the table's order. */
 export function mappedColumns(schema: TableSchema, watched: 'all' | string[]): string[] {
-  const keys = new Set(schema.primaryKey);
-  return schema.columns
-    .filter((c) => watched === 'all' || keys.has(c.name) || watched.includes(c.name))
-    .map((c) => c.name);
+  return [...planReplica(schema, watched).columns.keys()];
 }
 
 function resolveOne(
@@ -151,7 +149,7 @@ function resolveOne(
   if (!watched) {
     return { ok: false, problems: [`tables: table ${name} is not watched by change stream ${p.streamName}`] };
   }
-  const configured = p.configured[name];
+  const configured = p.configured(name);
   if (!configured) {
     return {
       ok: false,

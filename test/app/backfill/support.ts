@@ -110,6 +110,8 @@ export function harness(options: { retentionNs?: bigint } = {}) {
       pipeline: 'demo',
       spanner: { instance: 'inst', database: 'shop', stream: 'Everything' },
       tables: { Orders: { replica: 'orders', history: 'orders_history' }, Items: { replica: 'items' } },
+      allTables: null,
+      excludedTables: [],
     },
     store: new MemoryObjectStore(),
     queue: new MemoryTaskQueue(),

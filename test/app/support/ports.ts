@@ -9,11 +9,12 @@ import type {
   TableSchema,
 } from '../../../shared/domain/information-schema';
 import type { ReplicaDelete, ReplicaUpsert } from '../../../shared/domain/replica-rows';
+import type { KeyColumn } from '../../../shared/domain/row-reads';
 import type { Timestamp } from '../../../shared/domain/timestamp';
 import type { WriterValue } from '../../../shared/domain/value-mapping';
 import type { CompletenessSink, ReplicaSink } from '../../../shared/ports/sinks';
-import type { SpannerCatalog } from '../../../shared/ports/spanner-catalog';
-import type { ScriptedStream } from './script';
+import type { RowsAt, SpannerCatalog } from '../../../shared/ports/spanner-catalog';
+import { COLUMNS, type ScriptedStream } from './script';
 
 /** Fails the next `n` calls with an error carrying gRPC `code`. */
 export class FaultSwitch {
@@ -139,6 +140,8 @@ export class ScriptCatalog implements SpannerCatalog {
   async streamOptions() {
     return this.options;
   }
+  /** Tables the schema answers for: the script's tables, plus any a test adds. */
+  tables = ['Items', 'Orders'];
   async tableSchema(table: string): Promise<TableSchema> {
     return {
       name: table,
@@ -149,9 +152,20 @@ export class ScriptCatalog implements SpannerCatalog {
       ],
     };
   }
-  async readRowAt(table: string, key: Record<string, JsonValue>, _c: string[], at: Timestamp) {
-    const id = Number(key.Id);
-    const val = this.script.rowAt(table, id, at);
-    return val === null ? null : { Id: String(id), Val: val };
+  async tableSchemas(): Promise<TableSchema[]> {
+    return Promise.all(this.tables.map((t) => this.tableSchema(t)));
+  }
+  async readRowsAt(
+    table: string,
+    _keyColumns: readonly KeyColumn[],
+    keys: ReadonlyArray<Record<string, JsonValue>>,
+    at: Timestamp,
+  ): Promise<RowsAt> {
+    const rows = keys.flatMap((key) => {
+      const id = Number(key.Id);
+      const val = this.script.rowAt(table, id, at);
+      return val === null ? [] : [{ Id: String(id), Val: val }];
+    });
+    return { columns: COLUMNS.map((c) => ({ name: c.name, type: c.type })), rows };
   }
 }

@@ -31,6 +31,8 @@ export interface FaultPlan {
   beforeStep?(ctx: FaultContext, step: number): Promise<void>;
   /** After the workload, once faults are lifted, before waiting for catch-up. */
   afterWorkload?(ctx: FaultContext): Promise<void>;
+  /** Once the pipeline caught up, before the verdict (e.g. to read the status). */
+  afterCatchUp?(ctx: FaultContext): Promise<void>;
 }
 
 /** A run: its name (also the jest test name, for the replay line), dialect, size and fault plan. */
@@ -146,6 +148,7 @@ async function drive(ctx: FaultContext, s: Scenario): Promise<FiredFaults> {
   mark('faults lifted, waiting for catch-up');
   if (workload.lastCommit === null) throw new Error('the workload committed nothing');
   const caughtUp = await stack.waitForCatchUp(workload.lastCommit, s.catchUpMs ?? 20_000);
+  if (caughtUp) await plan.afterCatchUp?.(ctx);
   await stack.stopTicking();
   if (!caughtUp) throw new Error('the pipeline did not catch up with the last commit');
   return fired;

@@ -181,7 +181,7 @@ describe('decoding errors name the field and what was seen', () => {
     [{ mods: [[1, 2]] }, /mods\[0\]: expected a struct, saw array \[1,2\]/],
     [
       { column_types: [{ ...dc.column_types[0], type: { code: 'INT' } }] },
-      /type: unknown Spanner type code, saw string "INT"/,
+      /column_types\[0\]\.type \(column AccountBalance\.AccountId\): unknown Spanner type code, saw string "INT"/,
     ],
   ])('%j', (patch, message) => {
     expect(() => decodePostgresRecord(bad(patch))).toThrow(message);

@@ -45,7 +45,42 @@ describe('parseConfig', () => {
       leaseMs: 2_100_000,
       startAt: { kind: 'latest' },
       retentionFallback: 'fail',
+      allTables: null,
+      excludedTables: [],
+      acceptStreamOptions: [],
     });
+  });
+
+  it('reads the all-tables form, exclusions and accepted stream options', () => {
+    const config = parseConfig({
+      ...ENV,
+      SLUICE_TABLES:
+        '{"*":{"replica":true,"history":"{table}_cdc"},"Orders":{"replica":"orders_v2"},"Audit":false}',
+      SLUICE_ACCEPT_STREAM_OPTIONS: 'exclude_ttl_deletes, allow_txn_exclusion',
+    });
+    expect(config.tables).toEqual({ Orders: { replica: 'orders_v2' } });
+    expect(config.allTables).toEqual({ replica: '{table}', history: '{table}_cdc' });
+    expect(config.excludedTables).toEqual(['Audit']);
+    expect(config.acceptStreamOptions).toEqual(['exclude_ttl_deletes', 'allow_txn_exclusion']);
+    expect(issuesOf(() => parseConfig({ ...ENV, SLUICE_TABLES: '{"*":{"replica":"fixed"}}' }))).toEqual([
+      {
+        path: 'tables.*.replica',
+        variable: 'SLUICE_TABLES',
+        rule: 'must be true (the default naming rule) or a BigQuery table name containing {table}, e.g. {table}_cdc',
+      },
+    ]);
+    expect(
+      issuesOf(() => parseConfig({ ...ENV, SLUICE_ACCEPT_STREAM_OPTIONS: 'exclude_everything' })),
+    ).toEqual([
+      {
+        path: 'acceptStreamOptions[0]',
+        variable: 'SLUICE_ACCEPT_STREAM_OPTIONS',
+        rule: 'must list only exclude_insert, exclude_update, exclude_delete, exclude_ttl_deletes, allow_txn_exclusion',
+      },
+    ]);
+    expect(issuesOf(() => parseConfig({ ...ENV, SLUICE_TABLES: '{"Audit":false}' }))).toEqual([
+      { path: 'tables', variable: 'SLUICE_TABLES', rule: 'must watch at least one table' },
+    ]);
   });
 
   it('reads every optional variable', () => {

@@ -1,0 +1,351 @@
+/**
+ * The reader's batch path under schema drift, over in-memory sinks and a catalog that keeps schema versions
+ * and row versions: the replica gains a column before the first row that has it; a type change is decided
+ * by policy; rows a record does not carry are read at the commit timestamp, one read per table and
+ * timestamp; stored generated columns are read; a column only a read reveals is not lost; hidden columns
+ * are left out; a table SLUICE_TABLES leaves out is logged once.
+ */
+import { MemoryHistorySink, MemoryReplicaSink } from '../../shared/adapters/memory/sinks';
+import { historyBatches, writeReplica } from '../../shared/app/sink-writer';
+import { TableRegistry } from '../../shared/app/table-registry';
+import type {
+  ColumnType,
+  DataChangeRecord,
+  JsonValue,
+  ModType,
+  SpannerType,
+  ValueCaptureType,
+} from '../../shared/domain/change-record';
+import { parseConfigObject } from '../../shared/domain/config';
+import type { ChangeStreamOptions, TableColumn, TableSchema } from '../../shared/domain/information-schema';
+import { createLogger } from '../../shared/domain/log';
+import { canonicalKey, type KeyColumn } from '../../shared/domain/row-reads';
+import { fromNanos, type Timestamp } from '../../shared/domain/timestamp';
+import type { RowsAt, SchemaReadOptions, SpannerCatalog } from '../../shared/ports/spanner-catalog';
+
+const t = (code: string): SpannerType => ({ code });
+const col = (name: string, code: string, n: number, extra: Partial<TableColumn> = {}): TableColumn => ({
+  name,
+  type: t(code),
+  nullable: name !== 'Id',
+  ordinalPosition: n,
+  ...extra,
+});
+const ts = (n: number): Timestamp => fromNanos(1_700_000_000_000_000_000n + BigInt(n));
+
+/** A catalog with schema versions (by timestamp) and row versions, counting reads. */
+class VersionedCatalog implements SpannerCatalog {
+  readonly versions: Array<{ from: Timestamp; schema: TableSchema }> = [];
+  readonly rows: Array<{ at: Timestamp; table: string; id: string; row: Record<string, JsonValue> | null }> =
+    [];
+  readonly reads: Array<{ table: string; at: Timestamp; keys: number }> = [];
+  schemaReads = 0;
+  async dialect() {
+    return 'GOOGLE_STANDARD_SQL' as const;
+  }
+  async streamScope() {
+    return { all: true, tables: new Map() };
+  }
+  async streamOptions(): Promise<ChangeStreamOptions> {
+    return {
+      valueCaptureType: 'NEW_ROW',
+      retentionSeconds: 86_400,
+      partitionMode: 'IMMUTABLE_KEY_RANGE',
+      raw: {},
+    };
+  }
+  schemaAt(table: string, at: Timestamp = ts(1_000_000)): TableSchema {
+    const v = this.versions.filter((x) => x.schema.name === table && x.from <= at).pop();
+    if (!v) throw new Error(`table ${table} not found or has no columns`);
+    return v.schema;
+  }
+  async tableSchema(table: string, options: SchemaReadOptions = {}) {
+    this.schemaReads++;
+    return this.schemaAt(table, options.at);
+  }
+  async tableSchemas() {
+    return [...new Set(this.versions.map((v) => v.schema.name))].map((n) => this.schemaAt(n));
+  }
+  async readRowsAt(
+    table: string,
+    keyColumns: readonly KeyColumn[],
+    keys: ReadonlyArray<Record<string, JsonValue>>,
+    at: Timestamp,
+  ): Promise<RowsAt> {
+    this.reads.push({ table, at, keys: keys.length });
+    const schema = this.schemaAt(table, at);
+    const wanted = new Set(keys.map((k) => canonicalKey(keyColumns, k)));
+    const latest = new Map<string, Record<string, JsonValue> | null>();
+    for (const r of this.rows) if (r.table === table && r.at <= at) latest.set(r.id, r.row);
+    const rows = [...latest.entries()]
+      .filter(([id, row]) => row !== null && wanted.has(canonicalKey(keyColumns, { Id: id })))
+      .map(([, row]) =>
+        Object.fromEntries(
+          schema.columns.filter((c) => !c.hidden).map((c) => [c.name, row?.[c.name] ?? null]),
+        ),
+      );
+    return {
+      columns: schema.columns.filter((c) => !c.hidden).map((c) => ({ name: c.name, type: c.type })),
+      rows,
+    };
+  }
+}
+
+function record(p: {
+  at: Timestamp;
+  table?: string;
+  modType?: ModType;
+  capture?: ValueCaptureType;
+  columns: Array<[string, string]>;
+  mods: Array<{ id: string; values?: Record<string, JsonValue> }>;
+}): DataChangeRecord {
+  const columnTypes: ColumnType[] = p.columns.map(([name, code], i) => ({
+    name,
+    type: t(code),
+    isPrimaryKey: name === 'Id',
+    ordinalPosition: i + 1,
+  }));
+  return {
+    kind: 'data-change',
+    commitTimestamp: p.at,
+    recordSequence: '00000000',
+    serverTransactionId: `tx${p.at}`,
+    isLastRecordInTransactionInPartition: true,
+    tableName: p.table ?? 'People',
+    columnTypes,
+    mods: p.mods.map((m) => ({ keys: { Id: m.id }, newValues: m.values ?? {}, oldValues: {} })),
+    modType: p.modType ?? 'INSERT',
+    valueCaptureType: p.capture ?? 'NEW_ROW',
+    numberOfRecordsInTransaction: 1,
+    numberOfPartitionsInTransaction: 1,
+    transactionTag: '',
+    isSystemTransaction: false,
+  };
+}
+
+function setup(tables: Record<string, unknown> = { '*': { replica: true, history: true } }) {
+  const catalog = new VersionedCatalog();
+  const replica = new MemoryReplicaSink();
+  const history = new MemoryHistorySink();
+  const lines: Array<Record<string, unknown>> = [];
+  const log = createLogger((l) => lines.push(JSON.parse(l) as Record<string, unknown>), {}, 'DEBUG');
+  const config = parseConfigObject({
+    project: 'test-project',
+    spanner: { instance: 'inst', database: 'db', stream: 'Changes' },
+    bigquery: { dataset: 'ds' },
+    ledger: { bucket: 'bucket' },
+    tables,
+  });
+  const registry = new TableRegistry({ catalog, replica, history }, config, log);
+  const ports = { catalog, replica, history, tables: registry };
+  // History goes on one committed stream per table, as a window appends it (offsets in order).
+  const streams = new Map<string, { name: string; offset: number }>();
+  const write = async (records: DataChangeRecord[]) => {
+    await writeReplica(ports, records, log);
+    for (const [destination, rows] of await historyBatches(registry, records)) {
+      let stream = streams.get(destination);
+      if (!stream) {
+        stream = { name: (await history.createStream(destination, 'committed')).name, offset: 0 };
+        streams.set(destination, stream);
+      }
+      const out = await history.appendAt(destination, stream.name, stream.offset, rows);
+      if (out.kind !== 'appended') throw new Error(`history append ${out.kind}`);
+      stream.offset += rows.length;
+    }
+  };
+  return { catalog, replica, history, lines, write };
+}
+
+const V1: TableSchema = {
+  name: 'People',
+  primaryKey: ['Id'],
+  columns: [col('Id', 'INT64', 1), col('Name', 'STRING', 2)],
+};
+const V2: TableSchema = { ...V1, columns: [...V1.columns, col('Nick', 'STRING', 3)] };
+
+describe('schema drift in the reader batch path', () => {
+  it('adds a column to the replica before the first row that has it; history keeps every mod', async () => {
+    const s = setup();
+    s.catalog.versions.push({ from: ts(0), schema: V1 }, { from: ts(10), schema: V2 });
+    await s.write([
+      record({
+        at: ts(5),
+        columns: [
+          ['Id', 'INT64'],
+          ['Name', 'STRING'],
+        ],
+        mods: [{ id: '1', values: { Name: 'a' } }],
+      }),
+    ]);
+    const schemaReads = s.catalog.schemaReads;
+    await s.write([
+      record({
+        at: ts(6),
+        columns: [
+          ['Id', 'INT64'],
+          ['Name', 'STRING'],
+        ],
+        mods: [{ id: '2', values: { Name: 'b' } }],
+      }),
+    ]);
+    expect(s.catalog.schemaReads).toBe(schemaReads);
+    await s.write([
+      record({
+        at: ts(11),
+        columns: [
+          ['Id', 'INT64'],
+          ['Name', 'STRING'],
+          ['Nick', 'STRING'],
+        ],
+        mods: [{ id: '3', values: { Name: 'c', Nick: 'cc' } }],
+      }),
+    ]);
+    expect(s.replica.table('people')?.fields.map((f) => f.name)).toEqual(['Id', 'Name', 'Nick']);
+    expect(s.replica.rows('people')).toEqual([
+      { Id: '1', Name: 'a', Nick: null },
+      { Id: '2', Name: 'b', Nick: null },
+      { Id: '3', Name: 'c', Nick: 'cc' },
+    ]);
+    expect(s.history.rawRows('people_history')).toHaveLength(3);
+    expect(s.lines.find((l) => l.message === 'table.schema-changed')).toMatchObject({
+      table: 'People',
+      added: ['Nick'],
+    });
+  });
+
+  it('fails with a permanent error naming table, column, both types and the fix on an incompatible change', async () => {
+    const s = setup();
+    const bytes: TableSchema = { ...V1, columns: [col('Id', 'INT64', 1), col('Name', 'BYTES', 2)] };
+    s.catalog.versions.push({ from: ts(0), schema: V1 }, { from: ts(10), schema: bytes });
+    await s.write([
+      record({
+        at: ts(5),
+        columns: [
+          ['Id', 'INT64'],
+          ['Name', 'STRING'],
+        ],
+        mods: [{ id: '1', values: { Name: 'a' } }],
+      }),
+    ]);
+    const failure = await s
+      .write([
+        record({
+          at: ts(11),
+          columns: [
+            ['Id', 'INT64'],
+            ['Name', 'BYTES'],
+          ],
+          mods: [{ id: '1', values: { Name: 'YQ==' } }],
+        }),
+      ])
+      .then(
+        () => undefined,
+        (e: unknown) => e as { kind?: string; message?: string },
+      );
+    expect(failure?.kind).toBe('permanent');
+    expect(failure?.message).toMatch(
+      /column People\.Name changed type: it is now BYTES in Spanner, which maps to BigQuery BYTES \(it was STRING\), but the replica table people holds it as STRING.*Fix: drop/,
+    );
+  });
+
+  it('reads rows a record does not hold at the commit timestamp: one read per table and timestamp', async () => {
+    const s = setup();
+    s.catalog.versions.push({ from: ts(0), schema: V1 });
+    for (const [at, id, name] of [
+      [1, '1', 'a'],
+      [1, '2', 'b'],
+      [1, '3', 'c'],
+      [2, '1', 'a2'],
+      [2, '2', 'b2'],
+    ] as const)
+      s.catalog.rows.push({ at: ts(at), table: 'People', id, row: { Id: id, Name: name } });
+    const update = (at: number, ids: string[]) =>
+      record({
+        at: ts(at),
+        modType: 'UPDATE',
+        capture: 'NEW_VALUES',
+        columns: [['Id', 'INT64']],
+        mods: ids.map((id) => ({ id })),
+      });
+    await s.write([update(1, ['1', '2', '3']), update(2, ['1', '2'])]);
+    expect(s.catalog.reads.map((r) => [r.at, r.keys])).toEqual([
+      [ts(1), 3],
+      [ts(2), 2],
+    ]);
+    expect(s.replica.rows('people')).toEqual([
+      { Id: '1', Name: 'a2' },
+      { Id: '2', Name: 'b2' },
+      { Id: '3', Name: 'c' },
+    ]);
+  });
+
+  it('reads stored generated columns at commit, and keeps a column only the read shows', async () => {
+    const s = setup();
+    const generated: TableSchema = {
+      ...V1,
+      columns: [
+        ...V1.columns,
+        col('Upper', 'STRING', 3, { generated: 'stored' }),
+        col('Tokens', 'TOKENLIST', 4, { hidden: true, generated: 'virtual' }),
+      ],
+    };
+    const later: TableSchema = { ...generated, columns: [...generated.columns, col('Added', 'INT64', 5)] };
+    s.catalog.versions.push({ from: ts(0), schema: generated }, { from: ts(10), schema: later });
+    s.catalog.rows.push(
+      { at: ts(1), table: 'People', id: '1', row: { Id: '1', Name: 'ann', Upper: 'ANN' } },
+      { at: ts(12), table: 'People', id: '1', row: { Id: '1', Name: 'ann', Upper: 'ANN', Added: '7' } },
+      { at: ts(13), table: 'People', id: '1', row: { Id: '1', Name: 'bo', Upper: 'BO', Added: '7' } },
+    );
+    await s.write([
+      record({
+        at: ts(1),
+        columns: [
+          ['Id', 'INT64'],
+          ['Name', 'STRING'],
+        ],
+        mods: [{ id: '1', values: { Name: 'ann' } }],
+      }),
+    ]);
+    expect(s.replica.rows('people')).toEqual([{ Id: '1', Name: 'ann', Upper: 'ANN' }]);
+    // A NEW_VALUES update of Name alone: the record does not show Added (set by a transaction this instance
+    // never saw), the read at the commit timestamp does, and the replica gains it.
+    await s.write([
+      record({
+        at: ts(13),
+        modType: 'UPDATE',
+        capture: 'NEW_VALUES',
+        columns: [
+          ['Id', 'INT64'],
+          ['Name', 'STRING'],
+        ],
+        mods: [{ id: '1', values: { Name: 'bo' } }],
+      }),
+    ]);
+    expect(s.replica.rows('people')).toEqual([{ Id: '1', Name: 'bo', Upper: 'BO', Added: '7' }]);
+    expect(s.replica.table('people')?.fields.map((f) => f.name)).toEqual(['Id', 'Name', 'Upper', 'Added']);
+  });
+
+  it('leaves a table SLUICE_TABLES does not replicate, logging it once', async () => {
+    const s = setup({ People: { replica: 'people' }, Audit: false });
+    s.catalog.versions.push({ from: ts(0), schema: V1 }, { from: ts(0), schema: { ...V1, name: 'Audit' } });
+    const audit = (at: number) =>
+      record({
+        at: ts(at),
+        table: 'Audit',
+        columns: [
+          ['Id', 'INT64'],
+          ['Name', 'STRING'],
+        ],
+        mods: [{ id: '1' }],
+      });
+    await s.write([audit(1), audit(2)]);
+    await s.write([audit(3)]);
+    const skipped = s.lines.filter((l) => l.message === 'table.not-replicated');
+    expect(skipped).toHaveLength(1);
+    expect(skipped[0]).toMatchObject({
+      table: 'Audit',
+      reason: expect.stringMatching(/excluded in SLUICE_TABLES/),
+    });
+    expect(s.replica.table('audit')).toBeUndefined();
+  });
+});

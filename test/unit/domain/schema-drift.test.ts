@@ -1,0 +1,117 @@
+/** Replica plans and drift detection: which columns are replicated, and what a record or a read reveals. */
+import type { ColumnType, DataChangeRecord, SpannerType } from '../../../shared/domain/change-record';
+import type { TableColumn, TableSchema } from '../../../shared/domain/information-schema';
+import { columnDrift, firstDrift, planReplica, sameType } from '../../../shared/domain/replica-plan';
+import { fromNanos } from '../../../shared/domain/timestamp';
+
+const t = (code: string, extra: Partial<SpannerType> = {}): SpannerType => ({ code, ...extra });
+const col = (name: string, type: SpannerType, extra: Partial<TableColumn> = {}, n = 0): TableColumn => ({
+  name,
+  type,
+  nullable: true,
+  ordinalPosition: n,
+  ...extra,
+});
+
+const PEOPLE: TableSchema = {
+  name: 'People',
+  primaryKey: ['Id'],
+  columns: [
+    col('Id', t('INT64'), { nullable: false }, 1),
+    col('Name', t('STRING'), {}, 2),
+    col('Tags', t('ARRAY', { arrayElementType: t('STRING') }), {}, 3),
+    col('FullName', t('STRING'), { generated: 'stored' }, 4),
+    col('Doubled', t('INT64'), { generated: 'virtual' }, 5),
+    col('Tokens', t('TOKENLIST'), { hidden: true, generated: 'virtual' }, 6),
+  ],
+};
+
+function record(columns: Array<[string, SpannerType]>, n = 1): DataChangeRecord {
+  const columnTypes: ColumnType[] = columns.map(([name, type], i) => ({
+    name,
+    type,
+    isPrimaryKey: name === 'Id',
+    ordinalPosition: i + 1,
+  }));
+  return {
+    kind: 'data-change',
+    commitTimestamp: fromNanos(BigInt(n)),
+    recordSequence: '0',
+    serverTransactionId: `t${n}`,
+    isLastRecordInTransactionInPartition: true,
+    tableName: 'People',
+    columnTypes,
+    mods: [],
+    modType: 'INSERT',
+    valueCaptureType: 'NEW_ROW',
+    numberOfRecordsInTransaction: 1,
+    numberOfPartitionsInTransaction: 1,
+    transactionTag: '',
+    isSystemTransaction: false,
+  };
+}
+
+describe('replica plans', () => {
+  it('replicates key, watched and stored generated columns; leaves out hidden and virtual ones', () => {
+    const plan = planReplica(PEOPLE, 'all');
+    expect([...plan.columns.keys()]).toEqual(['Id', 'Name', 'Tags', 'FullName']);
+    expect(plan.readAtCommit).toEqual(['FullName']);
+    expect([...plan.ignored].sort()).toEqual(['Doubled', 'Tokens']);
+    expect(plan.keys.map((k) => k.name)).toEqual(['Id']);
+  });
+
+  it('replicates only the listed columns of a stream watching a column list', () => {
+    const plan = planReplica(PEOPLE, ['Name']);
+    expect([...plan.columns.keys()]).toEqual(['Id', 'Name']);
+    expect(plan.readAtCommit).toEqual([]);
+    expect(plan.ignored.has('Tags')).toBe(true);
+  });
+});
+
+describe('drift detection', () => {
+  const plan = planReplica(PEOPLE, 'all');
+  const base: Array<[string, SpannerType]> = [
+    ['Id', t('INT64')],
+    ['Name', t('STRING')],
+    ['Tags', t('ARRAY', { arrayElementType: t('STRING') })],
+  ];
+
+  it('finds nothing while every column is known with its type (the hot path)', () => {
+    expect(columnDrift(plan, record(base).columnTypes)).toEqual([]);
+    expect(firstDrift(plan, [record(base, 1), record(base.slice(0, 2), 2)])).toBeUndefined();
+  });
+
+  it('reports an added column, and a changed type (element types included)', () => {
+    const added = record([...base, ['Nick', t('STRING')]], 2);
+    expect(firstDrift(plan, [record(base, 1), added])).toEqual({
+      record: added,
+      drift: [{ kind: 'added', column: 'Nick', type: t('STRING') }],
+    });
+    const changed = record([
+      ['Id', t('INT64')],
+      ['Name', t('BYTES')],
+      ['Tags', t('ARRAY', { arrayElementType: t('BYTES') })],
+    ]);
+    expect(columnDrift(plan, changed.columnTypes)).toEqual([
+      { kind: 'type-changed', column: 'Name', from: t('STRING'), to: t('BYTES') },
+      {
+        kind: 'type-changed',
+        column: 'Tags',
+        from: t('ARRAY', { arrayElementType: t('STRING') }),
+        to: t('ARRAY', { arrayElementType: t('BYTES') }),
+      },
+    ]);
+  });
+
+  it('ignores a column the plan leaves out on purpose (a read returns virtual generated columns)', () => {
+    expect(columnDrift(plan, [{ name: 'Doubled', type: t('INT64') }])).toEqual([]);
+  });
+
+  it('compares types by code, annotation and element type', () => {
+    expect(sameType(t('NUMERIC'), t('NUMERIC', { typeAnnotation: 'PG_NUMERIC' }))).toBe(false);
+    expect(
+      sameType(t('ARRAY', { arrayElementType: t('INT64') }), t('ARRAY', { arrayElementType: t('INT64') })),
+    ).toBe(true);
+    expect(sameType(t('ARRAY', { arrayElementType: t('INT64') }), t('INT64'))).toBe(false);
+  });
+});
