@@ -8,7 +8,9 @@
  * what lets the caller advance the position.
  */
 
+import { isSnapshotTooOld } from '../domain/backfill/snapshot-errors';
 import type { DataChangeRecord, JsonValue } from '../domain/change-record';
+import { SluiceError } from '../domain/errors';
 import { type HistoryRow, historyRowsByDestination } from '../domain/history-rows';
 import type { Logger } from '../domain/log';
 import { columnDrift } from '../domain/replica-plan';
@@ -20,6 +22,7 @@ import {
   type ReplicaUpsert,
 } from '../domain/replica-rows';
 import { canonicalKey } from '../domain/row-reads';
+import { formatTimestamp, type Timestamp } from '../domain/timestamp';
 import { toWriterValue, type ValueIssue, type WriterValue } from '../domain/value-mapping';
 import type { HistorySink, ReplicaSink } from '../ports/sinks';
 import type { SpannerCatalog } from '../ports/spanner-catalog';
@@ -50,6 +53,15 @@ async function followSchema(
   return current;
 }
 
+/** The permanent error of a read at a commit timestamp the database no longer keeps. */
+function readTooOld(table: string, at: Timestamp, cause: unknown): SluiceError {
+  return new SluiceError(
+    'permanent',
+    `the replica rows of ${table} at ${formatTimestamp(at)} must be read at that commit timestamp (the change records do not hold them), but it is older than the database's version_retention_period. Raise the retention (up to 7 days), or give the change stream value_capture_type = 'NEW_ROW' (or 'NEW_ROW_AND_OLD_VALUES') so records carry full rows; then retry the partition`,
+    { cause },
+  );
+}
+
 /** Read rows keyed by their canonical key, mapped to writer values of the replicated columns. */
 async function readAt(
   ports: ReplicaPorts,
@@ -59,12 +71,10 @@ async function readAt(
 ): Promise<{ table: ReplicatedTable; rows: Map<string, Record<string, WriterValue>> }> {
   const at = (reads[0] as ReplicaReadAtCommit).commitTimestamp;
   let table = start;
-  const rowsAt = await ports.catalog.readRowsAt(
-    table.source,
-    table.plan.keys,
-    reads.map((r) => r.key),
-    at,
-  );
+  const keys = reads.map((r) => r.key);
+  const rowsAt = await ports.catalog.readRowsAt(table.source, table.plan.keys, keys, at).catch((err) => {
+    throw isSnapshotTooOld(err) ? readTooOld(table.source, at, err) : err;
+  });
   // The read shows the table's columns at `at`: a column added since the plan was made is not lost.
   const drift = columnDrift(table.plan, rowsAt.columns);
   if (drift.length > 0) table = await ports.tables.refresh(table.source, at, drift);

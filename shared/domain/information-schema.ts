@@ -8,7 +8,6 @@
 import { type Dialect, type SpannerType, VALUE_CAPTURE_TYPES, type ValueCaptureType } from './change-record';
 import type { SpannerQuery } from './change-stream-query';
 import { readBool, readCount, readOptionalString, readString, structFields } from './client-values';
-import { SluiceError } from './errors';
 import { parseSpannerTypeName } from './spanner-types';
 
 /** A query whose only parameter is a name (stream or table). */
@@ -239,6 +238,8 @@ export interface TableColumn {
   generated?: 'stored' | 'virtual';
   /** HIDDEN (e.g. a TOKENLIST of full-text search): not in `SELECT *`, never replicated. */
   hidden?: boolean;
+  /** The `SPANNER_TYPE` text of a type sluice has no mapping for (the table cannot be replicated). */
+  unknownType?: string;
 }
 
 /** A user table's columns and primary key, as the replica schema needs them. */
@@ -252,7 +253,7 @@ export interface TableSchema {
 /** The Spanner type of a column that is never replicated (hidden, virtual): kept as text, never mapped. */
 const OPAQUE = (text: string): SpannerType => ({ code: text.trim().toUpperCase() });
 
-function readColumn(table: string, dialect: Dialect, r: Record<string, unknown>, path: string): TableColumn {
+function readColumn(dialect: Dialect, r: Record<string, unknown>, path: string): TableColumn {
   const name = readString(r['column_name'], `${path}.column_name`);
   const typeText = readString(r['spanner_type'], `${path}.spanner_type`);
   const generatedText = readOptionalString(r['is_generated'], `${path}.is_generated`).toUpperCase();
@@ -273,10 +274,8 @@ function readColumn(table: string, dialect: Dialect, r: Record<string, unknown>,
   try {
     column.type = parseSpannerTypeName(typeText, dialect);
   } catch {
-    throw new SluiceError(
-      'permanent',
-      `column ${table}.${name} has Spanner type ${typeText}, which sluice cannot replicate to BigQuery: drop or change the column, or leave the table out of SLUICE_TABLES ("${table}": false)`,
-    );
+    // Only a replicated table with this column fails (see planReplica); the rest of the catalog is fine.
+    column.unknownType = typeText;
   }
   return column;
 }
@@ -291,9 +290,9 @@ function readKeys(keyRows: Array<Record<string, unknown>>, path: string): string
 }
 
 /**
- * Reads the columns and primary-key results of one table.
- * @throws Error when the table has no columns; SluiceError (`permanent`) naming the table and column when a
- *   replicated column has a type sluice does not know.
+ * Reads the columns and primary-key results of one table. A column of a type sluice does not know is kept
+ * with `unknownType` (planning a replica of it fails, naming table and column).
+ * @throws Error when the table has no columns.
  */
 export function parseTableSchema(
   table: string,
@@ -303,7 +302,7 @@ export function parseTableSchema(
 ): TableSchema {
   if (columnRows.length === 0) throw new Error(`table ${table} not found or has no columns`);
   const columns = columnRows.map((row, i) =>
-    readColumn(table, dialect, lowerRow(row, `columns[${i}]`), `columns[${i}]`),
+    readColumn(dialect, lowerRow(row, `columns[${i}]`), `columns[${i}]`),
   );
   columns.sort((a, b) => a.ordinalPosition - b.ordinalPosition);
   const keys = readKeys(

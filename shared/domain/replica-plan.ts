@@ -9,6 +9,7 @@
  * per record and no read while nothing changed (ADR-1301).
  */
 import type { DataChangeRecord, SpannerType } from './change-record';
+import { SluiceError } from './errors';
 import type { TableColumn, TableSchema } from './information-schema';
 
 /** The replication plan of one source table. */
@@ -49,6 +50,11 @@ export function planReplica(schema: TableSchema, watched: 'all' | string[]): Rep
       ignored.add(c.name);
       continue;
     }
+    if (c.unknownType !== undefined)
+      throw new SluiceError(
+        'permanent',
+        `column ${schema.name}.${c.name} has Spanner type ${c.unknownType}, which sluice cannot replicate to BigQuery: drop or change the column, or leave the table out of SLUICE_TABLES ("${schema.name}": false)`,
+      );
     columns.set(c.name, c);
     if (c.generated === 'stored' && !isKey) readAtCommit.push(c.name);
   }

@@ -348,4 +348,32 @@ describe('schema drift in the reader batch path', () => {
     });
     expect(s.replica.table('audit')).toBeUndefined();
   });
+
+  it('names the fix when a read at a commit timestamp is older than the version retention', async () => {
+    const s = setup();
+    s.catalog.versions.push({ from: ts(0), schema: V1 });
+    s.catalog.readRowsAt = async () => {
+      throw Object.assign(
+        new Error(
+          'Read timestamp is earlier than the earliest version time; it is older than the version_retention_period',
+        ),
+        { code: 9 },
+      );
+    };
+    const update = record({
+      at: ts(1),
+      modType: 'UPDATE',
+      capture: 'NEW_VALUES',
+      columns: [['Id', 'INT64']],
+      mods: [{ id: '1' }],
+    });
+    const failure = await s.write([update]).then(
+      () => undefined,
+      (e: unknown) => e as { kind?: string; message?: string },
+    );
+    expect(failure?.kind).toBe('permanent');
+    expect(failure?.message).toMatch(
+      /older than the database's version_retention_period\. Raise the retention .*value_capture_type = 'NEW_ROW'/,
+    );
+  });
 });

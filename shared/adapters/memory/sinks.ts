@@ -74,9 +74,10 @@ export class MemoryReplicaSink implements ReplicaSink {
     this.faults.check();
     const table = this.tables.get(destination);
     if (!table) throw Object.assign(new Error(`table ${destination} not found`), { code: 5 });
+    const fields = new Set(table.fields.map((f) => f.name));
     for (const change of changes) {
-      for (const name of Object.keys(change.row))
-        if (!table.fields.some((f) => f.name === name))
+      for (const name in change.row)
+        if (!fields.has(name))
           throw new SluiceError(
             'permanent',
             `a row for table ${destination} has a value for column ${name}, which the table does not have; the row is not written (no value is dropped)`,

@@ -8,7 +8,7 @@ import type { Dialect, JsonValue } from '../../domain/change-record';
 import type { SpannerQuery } from '../../domain/change-stream-query';
 import { clientValueToModJson } from '../../domain/client-row';
 import { DecodeError, structFields } from '../../domain/client-values';
-import { GrpcCode } from '../../domain/errors';
+import { classifyError } from '../../domain/errors';
 import {
   allColumnsQuery,
   allPrimaryKeysQuery,
@@ -142,7 +142,9 @@ export class SpannerCatalogReader implements SpannerCatalog {
 
   /**
    * A query as of `at` (INFORMATION_SCHEMA shows the schema version of that timestamp), or strong. A
-   * timestamp beyond the version retention cannot be read: the current schema is the best there is.
+   * timestamp beyond the version retention (FAILED_PRECONDITION) — or any other refusal of a stale
+   * INFORMATION_SCHEMA read — falls back to the current schema: the caller adds the columns its record
+   * carries, so nothing is lost, only the schema of that moment is approximated. Transient errors are thrown.
    */
   private async queryAt(q: SpannerQuery, at?: Timestamp): Promise<unknown[]> {
     if (at === undefined) return this.query(q);
@@ -153,7 +155,7 @@ export class SpannerCatalogReader implements SpannerCatalog {
       );
       return rows;
     } catch (err) {
-      if ((err as { code?: unknown }).code !== GrpcCode.FAILED_PRECONDITION) throw err;
+      if (classifyError(err) === 'retryable') throw err;
       return this.query(q);
     }
   }

@@ -1,6 +1,10 @@
 /** Replica plans and drift detection: which columns are replicated, and what a record or a read reveals. */
 import type { ColumnType, DataChangeRecord, SpannerType } from '../../../shared/domain/change-record';
-import type { TableColumn, TableSchema } from '../../../shared/domain/information-schema';
+import {
+  parseTableSchema,
+  type TableColumn,
+  type TableSchema,
+} from '../../../shared/domain/information-schema';
 import { columnDrift, firstDrift, planReplica, sameType } from '../../../shared/domain/replica-plan';
 import { fromNanos } from '../../../shared/domain/timestamp';
 
@@ -65,6 +69,58 @@ describe('replica plans', () => {
     expect([...plan.columns.keys()]).toEqual(['Id', 'Name']);
     expect(plan.readAtCommit).toEqual([]);
     expect(plan.ignored.has('Tags')).toBe(true);
+  });
+});
+
+describe('columns sluice cannot map', () => {
+  const rows = [
+    {
+      COLUMN_NAME: 'Id',
+      ORDINAL_POSITION: 1,
+      SPANNER_TYPE: 'INT64',
+      IS_NULLABLE: 'NO',
+      IS_GENERATED: 'NEVER',
+      IS_STORED: null,
+      IS_HIDDEN: false,
+    },
+    {
+      COLUMN_NAME: 'Shape',
+      ORDINAL_POSITION: 2,
+      SPANNER_TYPE: 'GEOGRAPHY',
+      IS_NULLABLE: 'YES',
+      IS_GENERATED: 'NEVER',
+      IS_STORED: null,
+      IS_HIDDEN: false,
+    },
+    {
+      COLUMN_NAME: 'Tokens',
+      ORDINAL_POSITION: 3,
+      SPANNER_TYPE: 'TOKENLIST',
+      IS_NULLABLE: 'YES',
+      IS_GENERATED: 'ALWAYS',
+      IS_STORED: 'NO',
+      IS_HIDDEN: true,
+    },
+  ];
+  const keys = [{ COLUMN_NAME: 'Id', ORDINAL_POSITION: 1 }];
+
+  it('reads the catalog, and fails planning a replica of the table with a permanent error naming the column', () => {
+    const schema = parseTableSchema('Places', 'GOOGLE_STANDARD_SQL', rows, keys);
+    expect(schema.columns.map((c) => [c.name, c.unknownType, c.hidden])).toEqual([
+      ['Id', undefined, undefined],
+      ['Shape', 'GEOGRAPHY', undefined],
+      ['Tokens', undefined, true],
+    ]);
+    let error: { kind?: string; message?: string } | undefined;
+    try {
+      planReplica(schema, 'all');
+    } catch (e) {
+      error = e as typeof error;
+    }
+    expect(error?.kind).toBe('permanent');
+    expect(error?.message).toMatch(/column Places\.Shape has Spanner type GEOGRAPHY.*"Places": false/);
+    // A stream watching other columns only never needs it.
+    expect([...planReplica(schema, []).columns.keys()]).toEqual(['Id']);
   });
 });
 
