@@ -3,6 +3,7 @@
  * counterpart (PG NUMERIC, FLOAT32, UUID, INTERVAL, PROTO, ENUM, arrays) are recorded in docs/ARCHITECTURE.md.
  */
 import type { SpannerType } from './change-record';
+import { SluiceError } from './errors';
 import { formatSpannerType } from './spanner-types';
 
 /** BigQuery standard SQL type names accepted by tables.insert and the Storage Write adapters. */
@@ -51,7 +52,8 @@ export function bigQueryTypeOf(type: SpannerType): BigQueryType {
   // PostgreSQL NUMERIC has arbitrary precision; BIGNUMERIC (76 digits, scale 38) holds what fits.
   if (type.code === 'NUMERIC' && type.typeAnnotation === 'PG_NUMERIC') return 'BIGNUMERIC';
   const mapped = SCALARS[type.code];
-  if (!mapped) throw new Error(`no BigQuery type for Spanner type ${formatSpannerType(type)}`);
+  if (!mapped)
+    throw new SluiceError('permanent', `no BigQuery type for Spanner type ${formatSpannerType(type)}`);
   return mapped;
 }
 
@@ -69,7 +71,8 @@ const RESERVED_PREFIXES = [
 export function assertColumnNameAllowed(name: string): void {
   const upper = name.toUpperCase();
   if (RESERVED_PREFIXES.some((p) => upper.startsWith(p))) {
-    throw new Error(
+    throw new SluiceError(
+      'permanent',
       `column ${name} cannot be replicated: BigQuery reserves names starting with ${upper.slice(0, 8)}`,
     );
   }
@@ -97,9 +100,14 @@ export function replicaTableSchema(table: {
   columns: { name: string; type: SpannerType; nullable: boolean }[];
   primaryKey: string[];
 }): { fields: BigQueryField[]; primaryKey: string[] } {
-  if (table.primaryKey.length === 0) throw new Error(`table ${table.name} has no primary key`);
+  // A table that cannot have a replica stays that way: permanent, never retried.
+  if (table.primaryKey.length === 0)
+    throw new SluiceError('permanent', `table ${table.name} has no primary key`);
   if (table.primaryKey.length > 16) {
-    throw new Error(`table ${table.name} has ${table.primaryKey.length} key columns; BigQuery CDC allows 16`);
+    throw new SluiceError(
+      'permanent',
+      `table ${table.name} has ${table.primaryKey.length} key columns; BigQuery CDC allows 16`,
+    );
   }
   const keys = new Set(table.primaryKey);
   const fields = table.columns.map((c) =>
