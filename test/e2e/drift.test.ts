@@ -12,7 +12,7 @@ import type { Dialect } from '../../shared/domain/change-record';
 import { captureTypeChanges, schemaChanges, setStreamOptions } from './support/drift';
 import { type FaultContext, runScenario } from './support/scenario';
 
-const BOUND = Number(process.env.E2E_BOUND ?? 70_000);
+const BOUND = Number(process.env.E2E_BOUND ?? 100_000);
 
 interface TableEntry {
   source: string;
@@ -40,8 +40,8 @@ describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])('drift (%s)', (dia
         file: __filename,
         dialect,
         steps: 40,
-        catchUpMs: 30_000,
-        boundMs: 65_000,
+        catchUpMs: 45_000,
+        boundMs: 90_000,
         plan: {
           ...plan,
           async afterCatchUp(ctx) {
@@ -76,8 +76,8 @@ describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])('drift (%s)', (dia
         file: __filename,
         dialect,
         steps: 40,
-        catchUpMs: 30_000,
-        boundMs: 65_000,
+        catchUpMs: 45_000,
+        boundMs: 90_000,
         plan: captureTypeChanges(dialect),
       });
     },
@@ -94,8 +94,8 @@ describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])('drift (%s)', (dia
         file: __filename,
         dialect,
         steps: 30,
-        catchUpMs: 30_000,
-        boundMs: 65_000,
+        catchUpMs: 45_000,
+        boundMs: 90_000,
         plan: {
           async beforeStep(ctx, step) {
             if (step !== 15) return;
