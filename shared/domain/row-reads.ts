@@ -45,6 +45,8 @@ function paramType(type: SpannerType): string {
       return 'date';
     case 'TIMESTAMP':
       return 'timestamp';
+    case 'UUID':
+      return 'uuid';
     default:
       return 'string';
   }
