@@ -201,9 +201,12 @@ function parseAlterColumn(tokens: Token[], d: Dialect): ColumnChange {
   }
   if ((isWord(first, 'SET') || isWord(first, 'DROP')) && isWord(second, 'NOT') && isWord(tokens[2], 'NULL'))
     return { nullable: isWord(first, 'DROP') };
-  if (isWord(first, 'SET') || isWord(first, 'DROP'))
+  // PostgreSQL spells a type change `TYPE t` or `SET DATA TYPE t`.
+  const setDataType = isWord(first, 'SET') && isWord(second, 'DATA') && isWord(tokens[2], 'TYPE');
+  if ((isWord(first, 'SET') || isWord(first, 'DROP')) && !setDataType)
     unsupported(`ALTER COLUMN ${first?.value} ${second?.value ?? ''}`);
-  const at = d === 'POSTGRESQL' && isWord(first, 'TYPE') ? 1 : d === 'POSTGRESQL' ? -1 : 0;
+  const typeAt = setDataType ? 3 : isWord(first, 'TYPE') ? 1 : -1;
+  const at = d === 'POSTGRESQL' ? typeAt : 0;
   if (at < 0) syntax('expected TYPE, SET NOT NULL or DROP NOT NULL after ALTER COLUMN');
   const col = parseColumn([{ kind: 'ident', value: 'c', pos: -1 }, ...tokens.slice(at)], d, []);
   if (col.generated || col.hidden) unsupported('ALTER COLUMN to a generated or hidden column');

@@ -196,7 +196,7 @@ describe.each(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'] as const)('%s', (dialect) =>
     await expectCode(ddl(db(), [notNull]), 9, /NOT NULL constraint .* has a NULL value/);
     const grow =
       dialect === 'POSTGRESQL'
-        ? 'ALTER TABLE listed ALTER COLUMN kept TYPE varchar(100)'
+        ? 'ALTER TABLE listed ALTER COLUMN kept SET DATA TYPE varchar(100)'
         : 'ALTER TABLE Listed ALTER COLUMN Kept STRING(100)';
     await ddl(db(), [grow]);
     const [text] = await db().getSchema();
