@@ -256,6 +256,30 @@ describe('BigQuery sinks with the official clients', () => {
     await harness.close?.();
   });
 
+  it('writes a column another instance added, reconnecting the connection it opened before', async () => {
+    const { replica, bigquery, dataset, harness } = await bigQueryHarness();
+    const other = new BigQueryReplicaSink(
+      { bigquery, writer: emu.writerClient() },
+      { projectId: PROJECT, dataset },
+    );
+    await replica.ensureTable('singers', singers(), 'all');
+    await replica.write('singers', insertOf(1, 'a'));
+    await other.ensureTable('singers', singers(true), 'all');
+    await replica.ensureTable('singers', singers(true), 'all');
+    const withExtra = record({
+      ts: at(2),
+      modType: 'INSERT',
+      extra: true,
+      mods: [{ keys: { SingerId: '2' }, newValues: { Name: 'b', Bio: null, Extra: 'e' }, oldValues: {} }],
+    });
+    await replica.write('singers', changesOf(withExtra));
+    expect((await harness.replicaRows('singers')).find((r) => r.SingerId === '2')).toMatchObject({
+      Extra: 'e',
+    });
+    other.close();
+    await harness.close?.();
+  });
+
   it('splits a batch into requests under the size limit', async () => {
     const { replica, harness, dataset } = await bigQueryHarness();
     await replica.ensureTable('singers', singers(), 'all');

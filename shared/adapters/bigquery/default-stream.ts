@@ -93,9 +93,19 @@ export class DefaultStreamWriters {
 
   private async appendNow(tablePath: string, rows: JsonRow[]): Promise<void> {
     if (rows.length === 0) return;
-    const o = await this.connection(tablePath);
+    let o = await this.connection(tablePath);
     try {
-      const serializedRows = this.encode(tablePath, o, rows);
+      let serializedRows: Uint8Array[];
+      try {
+        serializedRows = o.encoder.encode(rows);
+      } catch (err) {
+        if (!(err instanceof UnknownFieldError)) throw err;
+        // The table may have gained the column since this connection opened (another instance added
+        // it): a new connection reads the table's current schema.
+        this.reset(tablePath);
+        o = await this.connection(tablePath);
+        serializedRows = this.encode(tablePath, o, rows);
+      }
       for (const request of splitRequests(serializedRows, this.limits.maxRequestBytes)) {
         const pending = o.writer.appendRows({ serializedRows: request });
         const response = await this.withDeadline(pending.getResult());
@@ -110,9 +120,9 @@ export class DefaultStreamWriters {
   }
 
   /**
-   * Encodes with the connection's descriptor. A value for a column the descriptor lacks is never dropped: it
-   * is retryable when the column was just added (BigQuery serves a new schema to the Storage Write API
-   * after a delay; a later connection has it), and permanent otherwise.
+   * Encodes with a fresh connection's descriptor. A value for a column the descriptor lacks is never
+   * dropped: it is retryable when the column was just added (BigQuery serves a new schema to the Storage
+   * Write API after a delay; a later connection has it), and permanent otherwise.
    */
   private encode(tablePath: string, o: Open, rows: JsonRow[]): Uint8Array[] {
     try {

@@ -78,15 +78,16 @@ export class BigQueryReplicaSink implements ReplicaSink {
       source.name,
       new Map(source.columns.map((c) => [c.name, c.type])),
     );
-    if (plan.add.length > 0 || plan.widen.length > 0) {
-      if (plan.widen.length > 0) {
-        await widenFields(this.clients.bigquery, this.options, destination, plan.widen);
-        existing = (await readFields(table)) ?? existing;
-      }
-      await addFields(table, existing, plan.add);
-      // The next append reconnects with the new schema (the client's descriptor would lack the new fields).
-      await this.writers.invalidate(tablePath(this.options, destination), [...plan.add.map((f) => f.name)]);
+    if (plan.widen.length > 0) {
+      await widenFields(this.clients.bigquery, this.options, destination, plan.widen);
+      existing = (await readFields(table)) ?? existing;
     }
+    await addFields(table, existing, plan.add);
+    // The next append reconnects with the table's schema — also when another instance added the columns
+    // (a connection opened before lacks them) — and every column of it is expected: one the Storage Write
+    // API does not serve yet is waited for, not lost.
+    const expected = schema.fields.map((f) => f.name);
+    await this.writers.invalidate(tablePath(this.options, destination), expected);
     this.ensured.set(destination, signature);
   }
 
