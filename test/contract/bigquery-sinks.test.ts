@@ -280,6 +280,30 @@ describe('BigQuery sinks with the official clients', () => {
     await harness.close?.();
   });
 
+  it('adds columns two instances add at the same time: neither patch drops the other', async () => {
+    const { replica, bigquery, dataset, harness } = await bigQueryHarness();
+    const other = new BigQueryReplicaSink(
+      { bigquery, writer: emu.writerClient() },
+      { projectId: PROJECT, dataset },
+    );
+    await replica.ensureTable('singers', singers(), 'all');
+    const plus = (name: string) => {
+      const s = singers();
+      return {
+        ...s,
+        columns: [...s.columns, { name, type: { code: 'STRING' }, nullable: true, ordinalPosition: 9 }],
+      };
+    };
+    await Promise.all([
+      replica.ensureTable('singers', plus('X'), 'all'),
+      other.ensureTable('singers', plus('Y'), 'all'),
+    ]);
+    const fields = (await harness.replicaTable('singers'))?.fields ?? [];
+    expect([...fields].sort()).toEqual(['Bio', 'Name', 'SingerId', 'X', 'Y']);
+    other.close();
+    await harness.close?.();
+  });
+
   it('splits a batch into requests under the size limit', async () => {
     const { replica, harness, dataset } = await bigQueryHarness();
     await replica.ensureTable('singers', singers(), 'all');

@@ -2,7 +2,7 @@
  * The replica sink on BigQuery: a table per source table with a primary key (NOT ENFORCED) for CDC, written
  * as UPSERT / DELETE rows with `_CHANGE_SEQUENCE_NUMBER` on the `_default` stream (DESIGN §5).
  */
-import type { BigQuery, TableMetadata } from '@google-cloud/bigquery';
+import type { BigQuery, Table, TableMetadata } from '@google-cloud/bigquery';
 import type { managedwriter } from '@google-cloud/bigquery-storage';
 import { type BigQueryField, replicaTableSchema } from '../../domain/bigquery-schema';
 import type { TableSchema } from '../../domain/information-schema';
@@ -66,29 +66,38 @@ export class BigQueryReplicaSink implements ReplicaSink {
     const table = this.clients.bigquery
       .dataset(this.options.dataset, { projectId: this.options.projectId })
       .table(destination);
-    let existing = await readFields(table);
-    if (existing === undefined) {
+    if ((await readFields(table)) === undefined)
       await createTable(this.clients.bigquery, this.options, destination, this.metadata(schema));
-      existing = (await readFields(table)) ?? [];
-    }
-    const plan = planFields(
-      existing,
-      schema.fields,
-      destination,
-      source.name,
-      new Map(source.columns.map((c) => [c.name, c.type])),
-    );
-    if (plan.widen.length > 0) {
-      await widenFields(this.clients.bigquery, this.options, destination, plan.widen);
-      existing = (await readFields(table)) ?? existing;
-    }
-    await addFields(table, existing, plan.add);
+    await this.evolve(table, destination, source, schema.fields);
     // The next append reconnects with the table's schema — also when another instance added the columns
     // (a connection opened before lacks them) — and every column of it is expected: one the Storage Write
     // API does not serve yet is waited for, not lost.
     const expected = schema.fields.map((f) => f.name);
     await this.writers.invalidate(tablePath(this.options, destination), expected);
     this.ensured.set(destination, signature);
+  }
+
+  /**
+   * Adds (and widens) the columns the table lacks. A patch replaces the whole field list, so one that lost
+   * a race with another instance's patch (fields missing in it: 400) is planned again from a fresh read.
+   */
+  private async evolve(table: Table, destination: string, source: TableSchema, wanted: BigQueryField[]) {
+    const types = new Map(source.columns.map((c) => [c.name, c.type]));
+    for (let attempt = 1; ; attempt++) {
+      let existing = (await readFields(table)) ?? [];
+      const plan = planFields(existing, wanted, destination, source.name, types);
+      try {
+        if (plan.widen.length > 0) {
+          await widenFields(this.clients.bigquery, this.options, destination, plan.widen);
+          existing = (await readFields(table)) ?? existing;
+        }
+        await addFields(table, existing, plan.add);
+        return;
+      } catch (err) {
+        const code = (err as { code?: unknown }).code;
+        if (attempt >= 3 || (code !== 400 && code !== 409 && code !== 412)) throw err;
+      }
+    }
   }
 
   async write(destination: string, changes: Array<ReplicaUpsert | ReplicaDelete>): Promise<void> {
