@@ -111,13 +111,16 @@ describe('end-to-end faults', () => {
         file: __filename,
         dialect: 'POSTGRESQL',
         plan: killAfterAck(),
+        steps: 32,
         catchUpMs: 30_000,
+        // The kill waits for the held append and the lease to expire (10 s) before catch-up.
+        boundMs: 60_000,
       });
       expect(run.log.some((l) => l.startsWith('killed after BigQuery acknowledged'))).toBe(true);
       // The successor re-read the window and found its rows written.
       expect(run.events.get('history.rows-already-written') ?? 0).toBeGreaterThan(0);
     },
-    BOUND,
+    BOUND + 15_000,
   );
 
   it(

@@ -88,14 +88,15 @@ async function handleOne(
     end({ code: conn.endAfter.code, details: conn.endAfter.message });
     return;
   }
-  const fault = opts.faults.take('AppendRows');
+  conn.stream = req.writeStream || conn.stream;
+  const name = conn.stream ?? '';
+  // A rule's `target` picks requests by write stream name (e.g. one table's streams).
+  const fault = opts.faults.take('AppendRows', name);
   await sleep(fault?.delayMs ?? 0);
   if (fault?.drop) {
     end({ code: grpc.status.UNAVAILABLE, details: 'Connection dropped by the emulator' });
     return;
   }
-  conn.stream = req.writeStream || conn.stream;
-  const name = conn.stream ?? '';
   try {
     const response = fault?.code
       ? inBand(fault.code, fault.message ?? 'Injected failure', name)

@@ -27,6 +27,11 @@ export interface FaultRule {
    * request) fail, each with `code`, and the stream goes on.
    */
   items?: number[];
+  /**
+   * Only calls whose subject contains this (an emulator says what the subject is, e.g. the BigQuery
+   * emulator's AppendRows: the write stream name). Calls with no subject never match a targeted rule.
+   */
+  target?: string;
 }
 
 /** A rule as stored, with its id and how often it fired. */
@@ -47,9 +52,14 @@ export class FaultInjector {
     return id;
   }
 
-  /** Takes the next matching rule for `method`, counting it as fired; undefined when none applies. */
-  take(method: string): ActiveFault | undefined {
-    const rule = this.rules.find((r) => r.fired < r.times && (r.method === method || r.method === '*'));
+  /** Takes the next matching rule for `method` (and `subject`), counting it as fired; undefined when none applies. */
+  take(method: string, subject?: string): ActiveFault | undefined {
+    const rule = this.rules.find(
+      (r) =>
+        r.fired < r.times &&
+        (r.method === method || r.method === '*') &&
+        (r.target === undefined || (subject !== undefined && subject.includes(r.target))),
+    );
     if (rule) rule.fired++;
     return rule;
   }

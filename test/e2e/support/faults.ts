@@ -155,13 +155,18 @@ export function killAfterAck(): FaultPlan {
   const at = new Set<number>();
   return {
     async beforeStep(ctx, step) {
-      if (step === 0) while (at.size < 3) at.add(ctx.rng.int(6, 30));
+      if (step === 0) while (at.size < 3) at.add(ctx.rng.int(6, 24));
       if (!at.has(step) || ctx.log.some((l) => l.startsWith('killed after BigQuery acknowledged'))) return;
       const { bigquery, gcs } = ctx.stack.emulators;
       const before = historyRows(ctx);
-      const held = bigquery.admin.faults.add({ method: 'AppendRows', times: 2, delayMs: 1_500 });
+      // Only a history append is held: its reader is mid-window, with its lease and its stream recorded.
+      const held = bigquery.admin.faults.add({
+        method: 'AppendRows',
+        times: 1,
+        delayMs: 1_500,
+        target: '_history/streams/',
+      });
       await ctx.workload.step();
-      // A reader is mid-window (lease held, its stream known) once BigQuery holds back one of its appends.
       const fired = () => (bigquery.admin.faults.list().find((r) => r.id === held)?.fired ?? 0) > 0;
       if (!(await until(fired, 8_000))) {
         bigquery.admin.faults.clear(held);

@@ -129,3 +129,24 @@ test('an expired stream answers NOT_FOUND; its rows stay in the table', async ()
   await expect(late.append([2], 1)).rejects.toMatchObject({ code: 5 });
   expect(emu.admin.tableRows(DS, table).map((r) => Number(r.id))).toEqual([1]);
 });
+
+test('a fault rule with a target strikes only the write streams whose name contains it', async () => {
+  const a = await newTable();
+  const b = await newTable();
+  const streamA = await client.createWriteStream({ streamType: CommittedStream, destinationTable: a.parent });
+  const streamB = await client.createWriteStream({ streamType: CommittedStream, destinationTable: b.parent });
+  const rule = emu.admin.faults.add({
+    method: 'AppendRows',
+    times: 1,
+    code: 7,
+    target: `/tables/${a.table}/`,
+  });
+  const wb = await open(b.parent, streamB);
+  expect((await wb.append([1], 0)).error).toBeFalsy();
+  const wa = await open(a.parent, streamA);
+  expect((await wa.append([1], 0)).error?.code).toBe(7);
+  expect((await wa.append([1], 0)).error).toBeFalsy();
+  expect(emu.admin.faults.list().find((r) => r.id === rule)?.fired).toBe(1);
+  wa.writer.close();
+  wb.writer.close();
+});
