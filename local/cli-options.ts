@@ -1,14 +1,18 @@
 /**
- * `npm start` flags, parsed once into typed options (unknown flags and bad values are refused with the
- * list of what is accepted).
+ * `npm start` flags, parsed once into typed options. Unknown flags, a flag missing its value and bad values
+ * are refused with one line each and the usage; `--help` is answered before anything starts.
  */
 import { z } from 'zod';
-import { type CliOptions, parseFlags } from './emulators/cli';
 
 const port = z.coerce.number().int().min(0).max(65_535).optional();
 
+/** Flags that take no value. */
+const SWITCHES = new Set(['help', 'noWorkload', 'backfill', 'logs']);
+/** Flags that may be given more than once (each value is kept). */
+const REPEATED = new Set(['env']);
+
 const schema = z.strictObject({
-  workload: z.boolean().default(true),
+  help: z.literal(true).optional(),
   noWorkload: z.literal(true).optional(),
   dialect: z.enum(['googlesql', 'postgresql']).default('googlesql'),
   mode: z.enum(['scheduled', 'continuous']).default('scheduled'),
@@ -19,6 +23,9 @@ const schema = z.strictObject({
   rate: z.coerce.number().positive().default(10),
   backfill: z.literal(true).optional(),
   catchUpTimeout: z.coerce.number().positive().default(120),
+  logs: z.literal(true).optional(),
+  logFile: z.string().min(1).optional(),
+  env: z.array(z.string().regex(/^SLUICE_[A-Z0-9_]+=/, 'must be SLUICE_<NAME>=<value>')).default([]),
   spannerPort: port,
   gcsPort: port,
   tasksPort: port,
@@ -30,8 +37,23 @@ const schema = z.strictObject({
   writerPort: port,
 });
 
+/** The flag of each port option, for error messages (a busy port names the flag that asked for it). */
+export const PORT_FLAGS = {
+  spanner: '--spanner-port',
+  gcs: '--gcs-port',
+  tasks: '--tasks-port',
+  bigqueryRest: '--bigquery-port',
+  bigqueryWrite: '--bigquery-write-port',
+  scheduler: '--scheduler-port',
+  reader: '--reader-port',
+  backfill: '--backfill-port',
+  writer: '--writer-port',
+} as const;
+
 /** Parsed `npm start` options. */
 export interface StartOptions {
+  /** `--help`: print the usage and exit. */
+  help: boolean;
   workload: boolean;
   dialect: 'GOOGLE_STANDARD_SQL' | 'POSTGRESQL';
   mode: 'scheduled' | 'continuous';
@@ -45,27 +67,97 @@ export interface StartOptions {
   /** Pre-fill the products table and backfill it. */
   backfill: boolean;
   catchUpTimeoutSeconds: number;
-  ports: Record<string, number | undefined>;
+  /** Print the functions' log lines on the terminal (they always go to the log file). */
+  logs: boolean;
+  /** Where the functions' log lines are written; default: a file in the system's temporary folder. */
+  logFile?: string;
+  /** `--env NAME=VALUE`: extra or overriding environment of the functions. */
+  env: Record<string, string>;
+  ports: Partial<Record<keyof typeof PORT_FLAGS, number>>;
 }
 
 /** Usage text. */
-export const USAGE = `usage: npm start -- [--no-workload] [--dialect googlesql|postgresql] [--mode scheduled|continuous]
-  [--duration <s>] [--seed <n>] [--rate <txn/s>] [--backfill] [--tick-ms <ms>] [--churn-ms <ms>]
-  [--catch-up-timeout <s>] [--spanner-port <p>] [--gcs-port <p>] [--tasks-port <p>] [--bigquery-port <p>]
-  [--bigquery-write-port <p>] [--scheduler-port <p>] [--reader-port <p>] [--backfill-port <p>]
-  [--writer-port <p>]`;
+export const USAGE = `usage: npm start -- [options]
+  --no-workload                 the stack and the demo schema only, for your own writes
+  --dialect googlesql|postgresql
+  --mode scheduled|continuous   SLUICE_MODE of the functions
+  --duration <s>                run the workload that long, then catch up, verify and exit (default: until Ctrl-C)
+  --seed <n>  --rate <txn/s>  --backfill  --tick-ms <ms>  --churn-ms <ms>  --catch-up-timeout <s>
+  --env SLUICE_<NAME>=<value>   pass a setting to the functions (repeatable)
+  --logs                        show the functions' log lines (always written to the log file)
+  --log-file <path>             where the functions' log lines go
+  --spanner-port <p> --gcs-port <p> --tasks-port <p> --bigquery-port <p> --bigquery-write-port <p>
+  --scheduler-port <p> --reader-port <p> --backfill-port <p> --writer-port <p>
+  --help
+exit codes: 0 BigQuery equals Spanner; 1 it differs or catch-up timed out; 2 bad flags or a busy port;
+  3 the stack failed to start; 130 quit at once (a second Ctrl-C)`;
 
-/** Parses argv (after `npm start --`). */
+/** Error of a bad command line: one line per problem, then the usage. */
+export class UsageError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`${problems.join('\n')}\n${USAGE}`);
+    this.name = 'UsageError';
+  }
+}
+
+type RawFlags = Record<string, string | true | string[]>;
+
+const camel = (flag: string) => flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+const kebab = (key: string) => key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+
+/** Splits argv into flags; a value flag followed by nothing or by another flag is a problem. */
+function readFlags(argv: string[], problems: string[]): RawFlags {
+  const out: RawFlags = {};
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? '';
+    if (!arg.startsWith('--')) {
+      problems.push(`unexpected argument ${JSON.stringify(arg)}: flags look like --duration 20`);
+      continue;
+    }
+    const [flag, inline] = arg.includes('=')
+      ? [arg.slice(2, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)]
+      : [arg.slice(2), undefined];
+    const key = camel(flag);
+    if (SWITCHES.has(key)) {
+      out[key] = true;
+      continue;
+    }
+    let value = inline;
+    if (value === undefined) {
+      const next = argv[i + 1];
+      if (next === undefined || next.startsWith('--')) {
+        problems.push(`--${flag} needs a value`);
+        continue;
+      }
+      value = next;
+      i++;
+    }
+    if (REPEATED.has(key)) out[key] = [...((out[key] as string[] | undefined) ?? []), value];
+    else out[key] = value;
+  }
+  return out;
+}
+
+function envOf(pairs: string[]): Record<string, string> {
+  return Object.fromEntries(pairs.map((p) => [p.slice(0, p.indexOf('=')), p.slice(p.indexOf('=') + 1)]));
+}
+
+/** Parses argv (after `npm start --`). @throws UsageError naming every problem. */
 export function parseStartOptions(argv: string[]): StartOptions {
-  const raw: CliOptions = parseFlags(argv);
+  const problems: string[] = [];
+  const raw = readFlags(argv, problems);
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {
-    const issues = parsed.error.issues.map((i) => `  --${i.path.join('.') || '?'}: ${i.message}`);
-    throw new Error(`${issues.join('\n')}\n${USAGE}`);
+    for (const i of parsed.error.issues) {
+      if (i.code === 'unrecognized_keys') problems.push(...i.keys.map((k) => `--${kebab(k)}: unknown flag`));
+      else problems.push(`--${kebab(String(i.path[0] ?? '?'))}: ${i.message}`);
+    }
   }
+  if (problems.length > 0 || !parsed.success) throw new UsageError(problems);
   const o = parsed.data;
   return {
-    workload: o.workload && !o.noWorkload,
+    help: o.help === true,
+    workload: !o.noWorkload,
     dialect: o.dialect === 'postgresql' ? 'POSTGRESQL' : 'GOOGLE_STANDARD_SQL',
     mode: o.mode,
     ...(o.duration !== undefined ? { durationSeconds: o.duration } : {}),
@@ -75,6 +167,9 @@ export function parseStartOptions(argv: string[]): StartOptions {
     rate: o.rate,
     backfill: o.backfill === true,
     catchUpTimeoutSeconds: o.catchUpTimeout,
+    logs: o.logs === true,
+    ...(o.logFile !== undefined ? { logFile: o.logFile } : {}),
+    env: envOf(o.env),
     ports: {
       spanner: o.spannerPort,
       gcs: o.gcsPort,

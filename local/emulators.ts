@@ -1,11 +1,12 @@
 /**
  * The four emulators of the local stack, started in-process on loopback: Spanner (with the change-stream
  * engine and partition churn), Cloud Storage, Cloud Tasks and BigQuery. Their admin handles are returned
- * as they are, so tests and benchmarks can inject faults through them.
+ * as they are, so tests and benchmarks can inject faults through them; each also serves its admin HTTP
+ * endpoint (faults, churn), so a script outside this process can do the same against a running stack.
  */
 import { type BigQueryEmulator, startBigQueryEmulator } from './emulators/bigquery/emulator';
 import { type GcsEmulator, startGcsEmulator } from './emulators/gcs/emulator';
-import { type ChangeStreamAdmin, createChangeStreamEngine } from './emulators/spanner/change-streams/engine';
+import type { ChangeStreamAdmin } from './emulators/spanner/change-streams/engine';
 import { type RunningSpannerEmulator, startSpannerEmulator } from './emulators/spanner/server';
 import { startTasksEmulator, type TasksEmulator } from './emulators/tasks/emulator';
 
@@ -41,45 +42,46 @@ export interface LocalEmulators {
   stop(): Promise<void>;
 }
 
-/** Starts all four emulators concurrently. */
+/** Resolves every start, or stops the ones that did start and rejects with the first failure. */
+async function allOrNothing<T extends ReadonlyArray<Promise<{ stop(): Promise<void> }>>>(
+  starts: T,
+): Promise<{ [K in keyof T]: Awaited<T[K]> }> {
+  const settled = await Promise.allSettled(starts);
+  const failure = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (!failure) return settled.map((s) => (s as PromiseFulfilledResult<unknown>).value) as never;
+  await Promise.all(settled.map((s) => (s.status === 'fulfilled' ? s.value.stop() : undefined)));
+  throw failure.reason;
+}
+
+/** Starts all four emulators concurrently (if one cannot start, the others are stopped again). */
 export async function startEmulators(setup: EmulatorSetup): Promise<LocalEmulators> {
-  const engines = new Map<string, ChangeStreamAdmin>();
-  let spannerClock: () => bigint = () => 0n;
-  const [spanner, gcs, tasks, bigquery] = await Promise.all([
+  const [spanner, gcs, tasks, bigquery] = await allOrNothing([
     startSpannerEmulator({
       port: setup.ports.spanner ?? 0,
-      changeStreams: (db) => {
-        const engine = createChangeStreamEngine({
-          now: () => spannerClock(),
-          initialPartitions: setup.initialPartitions,
-          churnMs: setup.churnMs,
-          dialect: db.dialect,
-        });
-        engines.set(db.name, engine.admin);
-        return engine;
-      },
+      adminPort: 0,
+      initialPartitions: setup.initialPartitions,
+      churnMs: setup.churnMs,
     }),
-    startGcsEmulator({ port: setup.ports.gcs ?? 0, buckets: [setup.bucket] }),
-    startTasksEmulator({ port: setup.ports.tasks ?? 0, queues: setup.queues }),
+    startGcsEmulator({ port: setup.ports.gcs ?? 0, adminPort: 0, buckets: [setup.bucket] }),
+    startTasksEmulator({ port: setup.ports.tasks ?? 0, adminPort: 0, queues: setup.queues }),
     startBigQueryEmulator({
       grpcPort: setup.ports.bigqueryWrite ?? 0,
       restPort: setup.ports.bigqueryRest ?? 0,
+      adminPort: 0,
       projectId: setup.projectId,
     }),
-  ]);
-  spannerClock = () => spanner.admin.nowNs();
+  ] as const);
   return {
     spanner,
     gcs,
     tasks,
     bigquery,
     changeStreams(database) {
-      const admin = engines.get(database);
-      if (!admin) throw new Error(`no change-stream engine for ${database}`);
-      return admin;
+      const engine = spanner.admin.changeStreamEngine(database);
+      if (!engine) throw new Error(`no change-stream engine for ${database}`);
+      return engine.admin;
     },
     async stop() {
-      for (const e of engines.values()) e.close();
       await Promise.all([spanner.stop(), gcs.stop(), tasks.stop(), bigquery.stop()]);
     },
   };

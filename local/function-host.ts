@@ -1,19 +1,36 @@
 /**
  * Runs one function in its own process, as the platform does: loads the function's module (which
  * registers it with the functions framework) and serves it through the framework's own server, bound to
- * loopback only. Usage: `node --import tsx local/function-host.ts <scheduler|reader|backfill|writer> <port>`.
+ * loopback only. Usage: `node --import tsx local/function-host.ts <name> <port> [--lifeline]`.
+ *
+ * With `--lifeline` the process exits as soon as its standard input closes: the parent holds the other end
+ * of that pipe, so however the parent ends (a thrown error, SIGKILL, a closed terminal) the kernel closes
+ * it and no function process outlives the stack that started it (ADR-2001).
  */
 import { getTestServer } from '@google-cloud/functions-framework/testing';
 
 const FUNCTIONS = ['scheduler', 'reader', 'backfill', 'writer'] as const;
 
+/** Prints the one line the parent reads when the server cannot start (e.g. the port is taken). */
+function failed(target: string, port: number, err: NodeJS.ErrnoException): never {
+  const reason = err.code === 'EADDRINUSE' ? `port ${port} is already in use` : err.message;
+  console.log(`function-host failed ${JSON.stringify({ function: target, port, code: err.code, reason })}`);
+  process.exit(1);
+}
+
 function main(argv: string[]): void {
-  const [target, portText] = argv;
+  const [target, portText, ...flags] = argv;
   if (!FUNCTIONS.includes(target as (typeof FUNCTIONS)[number]) || !/^\d+$/.test(portText ?? '')) {
-    throw new Error('usage: function-host <scheduler|reader|backfill|writer> <port>');
+    throw new Error('usage: function-host <scheduler|reader|backfill|writer> <port> [--lifeline]');
+  }
+  if (flags.includes('--lifeline')) {
+    process.stdin.on('end', () => process.exit(0));
+    process.stdin.on('error', () => process.exit(0));
+    process.stdin.resume();
   }
   require(`../functions/${target}`);
   const server = getTestServer(target as string);
+  server.once('error', (err) => failed(target as string, Number(portText), err));
   server.listen(Number(portText), '127.0.0.1', () => {
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : Number(portText);

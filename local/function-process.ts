@@ -2,6 +2,10 @@
  * One function as a child process on loopback, started from the TypeScript sources through `tsx` (no
  * build step). The handle can kill it at any moment (SIGKILL: a crash at a random point) and restart it on
  * the same port, so the Cloud Tasks emulator's targets stay valid.
+ *
+ * The stack owns its children (ADR-2001): each runs in its own process group, so a Ctrl-C in the terminal
+ * reaches only `npm start`, which then stops them in order; each holds a lifeline pipe to this process and
+ * exits when it closes; and every child still running when this process exits is killed on the way out.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
@@ -20,6 +24,34 @@ export interface FunctionLogLine {
 
 const HOST = join(__dirname, 'function-host.ts');
 const READY = /^function-host listening (\{.*\})$/;
+const FAILED = /^function-host failed (\{.*\})$/;
+
+/** Every child process started and not yet exited, killed synchronously if this process exits first. */
+const live = new Set<ChildProcess>();
+let exitHookInstalled = false;
+
+/** Kills every function process this process started (their whole process groups), at once. */
+export function killAllFunctionProcesses(): void {
+  for (const child of live) killGroup(child, 'SIGKILL');
+}
+
+function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    child.kill(signal);
+  }
+}
+
+function track(child: ChildProcess): void {
+  if (!exitHookInstalled) {
+    process.once('exit', killAllFunctionProcesses);
+    exitHookInstalled = true;
+  }
+  live.add(child);
+  child.once('exit', () => live.delete(child));
+}
 
 function parseLine(name: FunctionName, text: string, stream: 'stdout' | 'stderr'): FunctionLogLine {
   try {
@@ -54,6 +86,11 @@ export class FunctionProcess {
     return `http://127.0.0.1:${this.port}`;
   }
 
+  /** Process id while running. */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
   /** Whether the process is running. */
   get running(): boolean {
     return this.child !== null;
@@ -62,11 +99,15 @@ export class FunctionProcess {
   /** Starts the process and resolves once it listens (rejects if it exits first or takes too long). */
   async start(timeoutMs = 30_000): Promise<void> {
     if (this.child) return;
-    const child = spawn(process.execPath, ['--import', 'tsx', HOST, this.name, String(this.port)], {
+    const args = ['--import', 'tsx', HOST, this.name, String(this.port), '--lifeline'];
+    const child = spawn(process.execPath, args, {
       cwd: this.cwd,
       env: { PATH: process.env.PATH ?? '', ...this.env, SLUICE_FUNCTION: this.name },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      // Own process group: the terminal's SIGINT is for `npm start`, which stops the functions itself.
+      detached: true,
+      stdio: ['pipe', 'pipe', 'pipe'],
     });
+    track(child);
     this.child = child;
     this.starts++;
     this.exited = new Promise((resolve) =>
@@ -89,15 +130,24 @@ export class FunctionProcess {
         if (err) reject(err);
         else resolve();
       };
-      child.once('exit', (code) => done(new Error(`${this.name} exited with ${code} before listening`)));
+      let reason: string | undefined;
+      const stderr: string[] = [];
+      child.once('exit', (code) => {
+        const why = reason ?? (stderr.length > 0 ? `: ${stderr.slice(-5).join('\n')}` : '');
+        done(new Error(`the ${this.name} function exited with ${code} before listening${why}`));
+      });
       const out = createInterface({ input: child.stdout! });
       out.on('line', (text) => {
-        if (READY.test(text)) done();
+        const failed = FAILED.exec(text);
+        if (failed) reason = `: ${(JSON.parse(failed[1]!) as { reason: string }).reason}`;
+        else if (READY.test(text)) done();
         else this.onLine(parseLine(this.name, text, 'stdout'));
       });
-      createInterface({ input: child.stderr! }).on('line', (text) =>
-        this.onLine(parseLine(this.name, text, 'stderr')),
-      );
+      createInterface({ input: child.stderr! }).on('line', (text) => {
+        stderr.push(text);
+        if (stderr.length > 20) stderr.shift();
+        this.onLine(parseLine(this.name, text, 'stderr'));
+      });
     });
   }
 
@@ -105,7 +155,7 @@ export class FunctionProcess {
   async kill(signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
     const child = this.child;
     if (!child) return;
-    child.kill(signal);
+    killGroup(child, signal);
     await this.exited;
   }
 
@@ -119,8 +169,8 @@ export class FunctionProcess {
   async stop(graceMs = 3_000): Promise<void> {
     const child = this.child;
     if (!child) return;
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    killGroup(child, 'SIGTERM');
+    const timer = setTimeout(() => killGroup(child, 'SIGKILL'), graceMs);
     await this.exited;
     clearTimeout(timer);
   }

@@ -1,7 +1,8 @@
 /**
  * The compact live view: watermark lag, partitions (active / waiting / finished), rows per replica,
- * workload counters and errors. On a TTY it redraws in place; otherwise the caller prints one line every
- * few seconds.
+ * workload counters, and errors with the latest one's message. On a TTY it redraws in place, with any
+ * other output (log lines, messages) printed above it; otherwise the caller prints one line every few
+ * seconds.
  */
 import { diffMillis, type Timestamp } from '../shared/domain/timestamp';
 import type { PipelineProgress } from './ledger-view';
@@ -14,6 +15,7 @@ export interface ViewState {
   rows: Array<{ table: string; rows: number | null }>;
   workload: WorkloadStats | null;
   functionErrors: number;
+  /** The latest error of a function (`<function>: <event>: <message>`), of the workload, or null. */
   lastError: string | null;
 }
 
@@ -37,10 +39,18 @@ function workload(state: ViewState): string {
   return w ? `txns ${w.transactions} mods ${w.mods} failed ${w.failures}` : 'no workload';
 }
 
+function latest(state: ViewState): string | null {
+  return state.lastError ?? state.progress.errors[0] ?? null;
+}
+
 /** One line (non-TTY output). */
 export function statusLine(state: ViewState): string {
   const errors = state.functionErrors + state.progress.errors.length;
-  return `lag ${lag(state)} | partitions ${partitions(state.progress)} | rows ${rows(state)} | ${workload(state)} | errors ${errors}`;
+  const last = errors > 0 ? latest(state) : null;
+  return (
+    `lag ${lag(state)} | partitions ${partitions(state.progress)} | rows ${rows(state)} | ${workload(state)} | errors ${errors}` +
+    (last ? ` (latest: ${last.slice(0, 160)})` : '')
+  );
 }
 
 /** A few lines, redrawn in place on a TTY. */
@@ -52,18 +62,58 @@ export function statusFrame(state: ViewState): string[] {
     `workload       ${workload(state)}`,
     `errors         functions ${state.functionErrors}, ledger ${state.progress.errors.length}`,
   ];
-  const last = state.lastError ?? state.progress.errors[0];
-  if (last) lines.push(`last error     ${last.slice(0, 100)}`);
+  const last = latest(state);
+  if (last) lines.push(`last error     ${last.slice(0, 160)}`);
   return lines;
 }
 
-/** Draws frames over each other on a TTY stream. */
-export class TtyView {
+/**
+ * The terminal: a frame redrawn in place at the bottom, and lines printed above it. On a stream that is
+ * not a TTY, lines are written as they come and frames are not drawn.
+ */
+export class Screen {
+  private frame: string[] = [];
   private drawn = 0;
-  constructor(private readonly out: NodeJS.WriteStream) {}
+  constructor(private readonly out: NodeJS.WritableStream & { isTTY?: boolean }) {}
+
+  /** Whether frames are drawn (the stream is a terminal). */
+  get tty(): boolean {
+    return this.out.isTTY === true;
+  }
+
+  /** Prints `text` (one or more lines) above the frame. */
+  print(text: string): void {
+    if (!this.tty) {
+      this.out.write(`${text}\n`);
+      return;
+    }
+    this.erase();
+    this.out.write(`${text}\n`);
+    this.paint();
+  }
+
+  /** Replaces the frame (TTY only). */
   draw(lines: string[]): void {
+    if (!this.tty) return;
+    this.erase();
+    this.frame = lines;
+    this.paint();
+  }
+
+  /** Leaves the current frame on screen as ordinary output; later lines go below it. */
+  release(): void {
+    this.frame = [];
+    this.drawn = 0;
+  }
+
+  private erase(): void {
     if (this.drawn > 0) this.out.write(`\x1b[${this.drawn}A\x1b[J`);
-    this.out.write(`${lines.join('\n')}\n`);
-    this.drawn = lines.length;
+    this.drawn = 0;
+  }
+
+  private paint(): void {
+    if (this.frame.length === 0) return;
+    this.out.write(`${this.frame.join('\n')}\n`);
+    this.drawn = this.frame.length;
   }
 }

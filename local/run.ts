@@ -3,18 +3,19 @@
  * ends or the user interrupts; then stop the workload, wait for catch-up, verify and report. Returns the
  * process exit code (0 only when BigQuery equals Spanner).
  */
-import { fromNanos } from '../shared/domain/timestamp';
+import { formatTimestamp, fromNanos } from '../shared/domain/timestamp';
 import type { StartOptions } from './cli-options';
-import { statusFrame, statusLine, TtyView, type ViewState } from './live-view';
+import { type Screen, statusFrame, statusLine, type ViewState } from './live-view';
+import { describeLogLine } from './log-lines';
 import { freshSeed } from './random';
 import type { LocalStack } from './stack';
 import { LOCAL } from './stack-config';
 import { formatVerdict } from './verifier';
 import type { Workload } from './workload';
 
-/** Where the run writes (the CLI passes the process streams; tests pass collectors). */
+/** Where the run writes (the CLI passes the terminal; tests pass collectors). */
 export interface RunIO {
-  out: NodeJS.WritableStream & { isTTY?: boolean };
+  screen: Screen;
   /** Resolves when the user asks to stop (Ctrl-C). */
   interrupted: Promise<void>;
 }
@@ -36,24 +37,32 @@ function viewState(stack: LocalStack, workload: Workload | null): ViewState {
     rows,
     workload: workload?.stats ?? null,
     functionErrors: stack.errors.length,
-    lastError: stack.errors.at(-1)?.text.slice(0, 200) ?? workload?.stats.lastError ?? null,
+    lastError: lastError(stack) ?? workload?.stats.lastError ?? null,
   };
 }
 
+function lastError(stack: LocalStack): string | null {
+  const line = stack.errors.at(-1);
+  return line ? describeLogLine(line) : null;
+}
+
 function startView(stack: LocalStack, workload: Workload | null, io: RunIO): () => void {
-  const tty = io.out.isTTY === true;
-  const view = tty ? new TtyView(io.out as NodeJS.WriteStream) : null;
+  const { screen } = io;
   const draw = () => {
     try {
       const state = viewState(stack, workload);
-      if (view) view.draw(statusFrame(state));
-      else io.out.write(`${statusLine(state)}\n`);
+      if (screen.tty) screen.draw(statusFrame(state));
+      else screen.print(statusLine(state));
     } catch (err) {
-      io.out.write(`live view: ${(err as Error).message}\n`);
+      screen.print(`live view: ${(err as Error).message}`);
     }
   };
-  const timer = setInterval(draw, tty ? 1_000 : 5_000);
-  return () => clearInterval(timer);
+  const timer = setInterval(draw, screen.tty ? 1_000 : 5_000);
+  return () => {
+    clearInterval(timer);
+    draw();
+    screen.release();
+  };
 }
 
 async function backfillProducts(stack: LocalStack, workload: Workload, io: RunIO): Promise<void> {
@@ -65,7 +74,7 @@ async function backfillProducts(stack: LocalStack, workload: Workload, io: RunIO
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ tables: [stack.schema.products.name], targets: ['replica'] }),
   });
-  io.out.write(`backfill of ${stack.schema.products.name} requested: HTTP ${res.status}\n`);
+  io.screen.print(`backfill of ${stack.schema.products.name} requested: HTTP ${res.status}`);
 }
 
 /** Ticks until the scheduler has started the pipeline (it answers 200 once the ledger is written). */
@@ -75,7 +84,7 @@ async function startPipeline(stack: LocalStack, io: RunIO): Promise<void> {
     if (status === 200) return;
     if (attempt === 20)
       throw new Error(`the scheduler did not start the pipeline: HTTP ${status} ${JSON.stringify(body)}`);
-    io.out.write(`waiting for the scheduler (HTTP ${status})…\n`);
+    io.screen.print(`waiting for the scheduler (HTTP ${status})…`);
     await new Promise((r) => setTimeout(r, 500));
   }
 }
@@ -84,7 +93,7 @@ async function startPipeline(stack: LocalStack, io: RunIO): Promise<void> {
 export async function runLocal(stack: LocalStack, options: StartOptions, io: RunIO): Promise<number> {
   const seed = options.seed ?? freshSeed();
   const workload = options.workload ? stack.workload(seed) : null;
-  if (workload) io.out.write(`workload seed ${seed} (replay with --seed ${seed})\n`);
+  if (workload) io.screen.print(`workload seed ${seed} (replay with --seed ${seed})`);
   // The first tick starts the pipeline at "now"; the workload must only write after that, or its first
   // changes would predate the stream's start and be missing from history.
   await startPipeline(stack, io);
@@ -99,14 +108,14 @@ export async function runLocal(stack: LocalStack, options: StartOptions, io: Run
   await Promise.race([duration, io.interrupted]);
   await workload?.stop();
   const target = workload?.lastCommit ?? fromNanos(stack.emulators.spanner.admin.nowNs());
-  io.out.write(`catching up to ${target} ns…\n`);
+  io.screen.print(`catching up to ${formatTimestamp(target)} (the last commit)…`);
   const caughtUp = await stack.waitForCatchUp(target, options.catchUpTimeoutSeconds * 1000);
   stopView();
   await stack.stopTicking();
-  if (!caughtUp) io.out.write(`not caught up after ${options.catchUpTimeoutSeconds}s\n`);
+  if (!caughtUp) io.screen.print(`not caught up after ${options.catchUpTimeoutSeconds}s`);
   // Without a prefill the workload wrote every change the stream carried: each history row exactly once.
   const result = await stack.verify(workload?.journal, { journalComplete: !options.backfill });
-  io.out.write(`${formatVerdict(result)}\n`);
-  if (!result.equal && workload) io.out.write(`seed ${seed}\n`);
+  io.screen.print(formatVerdict(result));
+  if (!result.equal && workload) io.screen.print(`seed ${seed}`);
   return result.equal && caughtUp ? 0 : 1;
 }

@@ -89,12 +89,33 @@ export function functionEnvironment(
   };
 }
 
+/** Admin HTTP endpoints of the emulators (fault injection, churn, inspection: docs/emulators.md). */
+export interface AdminUrls {
+  spanner: string;
+  gcs: string;
+  tasks: string;
+  bigquery: string;
+}
+
 /** The JSON of the `sluice local ready` line (documented in docs/local.md). */
 export interface ReadyInfo {
-  spanner: { emulatorHost: string; projectId: string; instance: string; database: string; dialect: Dialect };
-  bigquery: { restEndpoint: string; writeEndpoint: string; projectId: string; dataset: string };
-  gcs: { endpoint: string; bucket: string };
-  tasks: { endpoint: string };
+  spanner: {
+    emulatorHost: string;
+    adminUrl: string;
+    projectId: string;
+    instance: string;
+    database: string;
+    dialect: Dialect;
+  };
+  bigquery: {
+    restEndpoint: string;
+    writeEndpoint: string;
+    adminUrl: string;
+    projectId: string;
+    dataset: string;
+  };
+  gcs: { endpoint: string; adminUrl: string; bucket: string };
+  tasks: { endpoint: string; adminUrl: string };
   functions: {
     scheduler: string | null;
     reader: string | null;
@@ -102,17 +123,21 @@ export interface ReadyInfo {
     writer: string | null;
   };
   tables: Array<{ source: string; replica: string | null; history: string | null }>;
+  /** Where the functions' log lines are written (set by `npm start`). */
+  logFile?: string;
 }
 
 /** Builds the ready info from the endpoints. */
 export function readyInfo(
   schema: DemoSchema,
   e: StackEndpoints,
+  admin: AdminUrls,
   functions: ReadyInfo['functions'],
 ): ReadyInfo {
   return {
     spanner: {
       emulatorHost: e.spannerHost,
+      adminUrl: admin.spanner,
       projectId: LOCAL.projectId,
       instance: LOCAL.instance,
       database: LOCAL.database,
@@ -121,11 +146,12 @@ export function readyInfo(
     bigquery: {
       restEndpoint: e.bigqueryRestUrl,
       writeEndpoint: e.bigqueryWriteHost,
+      adminUrl: admin.bigquery,
       projectId: LOCAL.projectId,
       dataset: LOCAL.dataset,
     },
-    gcs: { endpoint: e.gcsUrl, bucket: LOCAL.bucket },
-    tasks: { endpoint: e.tasksHost },
+    gcs: { endpoint: e.gcsUrl, adminUrl: admin.gcs, bucket: LOCAL.bucket },
+    tasks: { endpoint: e.tasksHost, adminUrl: admin.tasks },
     functions,
     tables: schema.tables.map((t) => ({ source: t.name, replica: t.replica, history: t.history })),
   };

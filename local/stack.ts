@@ -6,7 +6,6 @@
  * be killed and restarted, scheduler ticks on demand or on an interval, a seeded workload, the ledger's
  * progress, and the verifier returning a diff.
  */
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import type { Database, Spanner } from '@google-cloud/spanner';
 import type { Dialect } from '../shared/domain/change-record';
@@ -16,6 +15,7 @@ import { type EmulatorPorts, type LocalEmulators, startEmulators } from './emula
 import { emulatorClient } from './emulators/spanner/client';
 import { type FunctionLogLine, type FunctionName, FunctionProcess } from './function-process';
 import { type PipelineProgress, readProgress } from './ledger-view';
+import { assertPortsFree, freePort } from './ports';
 import { Random } from './random';
 import {
   databaseName,
@@ -83,18 +83,6 @@ export interface LocalStack {
   stop(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 async function createDemoDatabase(emulators: LocalEmulators, schema: DemoSchema, spanner: Spanner) {
   emulators.spanner.admin.createDatabase(databaseName(), schema.dialect);
   const database = spanner.instance(LOCAL.instance).database(LOCAL.database);
@@ -142,9 +130,13 @@ async function postJson(url: string, body: unknown): Promise<{ status: number; b
   return { status: res.status, body: parsed };
 }
 
-/** Starts the local stack. */
+/**
+ * Starts the local stack. @throws PortInUseError when a requested port is taken (nothing is started);
+ * any other failure stops whatever had started before it is rethrown.
+ */
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
   const schema = demoSchema(options.dialect ?? 'GOOGLE_STANDARD_SQL');
+  await assertPortsFree({ ...options.ports });
   const emulators = await startEmulators({
     projectId: LOCAL.projectId,
     ports: options.ports ?? {},
@@ -179,9 +171,15 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       backfill: functions.backfill?.url ?? null,
       writer: functions.writer?.url ?? null,
     };
+    const admin = {
+      spanner: emulators.spanner.adminUrl,
+      gcs: emulators.gcs.adminUrl ?? '',
+      tasks: emulators.tasks.adminUrl ?? '',
+      bigquery: emulators.bigquery.adminUrl ?? '',
+    };
     return assemble(
       { schema, emulators, spanner, database, functions, errors },
-      readyInfo(schema, endpoints, urls),
+      readyInfo(schema, endpoints, admin, urls),
     );
   } catch (err) {
     await Promise.all(Object.values(functions).map((f) => f.stop()));

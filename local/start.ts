@@ -2,56 +2,128 @@
  * `npm start`: the whole pipeline on this machine, no Google account. Prints one line
  * `sluice local ready {json}` when everything is up (see docs/local.md), then the live view; Ctrl-C (or
  * `--duration <s>`) stops the workload, waits for catch-up, compares BigQuery with Spanner, prints the
- * verdict and exits 0 only when they are equal.
+ * verdict and exits 0 only when they are equal. A second Ctrl-C quits at once (exit 130); either way no
+ * function process is left behind (ADR-2001).
  */
 process.env.METADATA_SERVER_DETECTION ??= 'none';
 
-import { parseStartOptions, type StartOptions } from './cli-options';
+import { PORT_FLAGS, parseStartOptions, type StartOptions, USAGE, UsageError } from './cli-options';
+import { killAllFunctionProcesses } from './function-process';
+import { Screen } from './live-view';
+import { defaultLogFile, LogFile, shortLogLine } from './log-lines';
+import { PortInUseError } from './ports';
 import { runLocal } from './run';
-import { startLocalStack } from './stack';
+import { type LocalStack, startLocalStack } from './stack';
 import { readyLine } from './stack-config';
 
+/** Exit codes (docs/local.md). */
+export const EXIT = { equal: 0, differs: 1, usage: 2, startFailed: 3, quit: 130 } as const;
+
+/**
+ * `npm` forwards the SIGINT it got from the terminal to its child, which got the same SIGINT from the
+ * terminal already: two signals for one keypress, a few milliseconds apart. A repeat inside this gap is
+ * that copy, not a second Ctrl-C.
+ */
+const SAME_KEYPRESS_MS = 500;
+
+/** Ctrl-C handling: the first asks for a controlled stop, the next one quits at once. */
+class Interrupts {
+  private first = 0;
+  private stopping = false;
+  private resolve: () => void = () => {};
+  /** Resolves at the first Ctrl-C (or SIGTERM) once the stack runs. */
+  readonly requested = new Promise<void>((r) => {
+    this.resolve = r;
+  });
+  /** Set once the stack is up: before that there is nothing to catch up, and any Ctrl-C quits. */
+  running = false;
+
+  constructor(private readonly screen: Screen) {
+    process.on('SIGINT', () => this.onSignal('SIGINT'));
+    process.on('SIGTERM', () => this.onSignal('SIGTERM'));
+    process.on('SIGHUP', () => this.quit('the terminal closed'));
+  }
+
+  private onSignal(signal: NodeJS.Signals): void {
+    const now = Date.now();
+    if (signal === 'SIGINT' && this.first > 0 && now - this.first < SAME_KEYPRESS_MS) return;
+    if (!this.running || this.stopping) this.quit(signal === 'SIGINT' ? 'Ctrl-C' : signal);
+    this.first = now;
+    this.stopping = true;
+    this.screen.print('stopping: catch-up, then verification (Ctrl-C again to quit at once)');
+    this.resolve();
+  }
+
+  /** Kills every function process and exits without a verdict. */
+  quit(why: string): never {
+    killAllFunctionProcesses();
+    process.stderr.write(`\n${why}: quit at once, without verification\n`);
+    process.exit(EXIT.quit);
+  }
+}
+
+function startupFailure(err: unknown): number {
+  if (err instanceof PortInUseError) {
+    const flag = PORT_FLAGS[err.role as keyof typeof PORT_FLAGS] ?? err.role;
+    process.stderr.write(
+      `port ${err.port} (${flag}) is already in use: choose another port, or leave the flag out to use a free one\n`,
+    );
+    return EXIT.usage;
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  process.stderr.write(`the local stack failed to start: ${message}\n`);
+  return EXIT.startFailed;
+}
+
 async function main(options: StartOptions): Promise<number> {
-  let interrupt: () => void = () => {};
-  const interrupted = new Promise<void>((resolve) => {
-    interrupt = resolve;
-  });
-  let interrupts = 0;
-  const onSignal = () => {
-    interrupts++;
-    if (interrupts > 1) process.exit(130);
-    process.stdout.write('\nstopping: catch-up and verification (Ctrl-C again to quit at once)\n');
-    interrupt();
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  const stack = await startLocalStack({
-    dialect: options.dialect,
-    mode: options.mode,
-    churnMs: options.churnMs,
-    ports: options.ports,
-  });
+  const screen = new Screen(process.stdout);
+  const interrupts = new Interrupts(screen);
+  const logFile = new LogFile(options.logFile ?? defaultLogFile());
+  let stack: LocalStack;
   try {
-    process.stdout.write(`${readyLine(stack.ready)}\n`);
-    return await runLocal(stack, options, { out: process.stdout, interrupted });
+    stack = await startLocalStack({
+      dialect: options.dialect,
+      mode: options.mode,
+      churnMs: options.churnMs,
+      ports: options.ports,
+      functionEnv: options.env,
+      onFunctionLog: (line) => {
+        logFile.write(line);
+        if (options.logs) screen.print(shortLogLine(line));
+      },
+    });
+  } catch (err) {
+    logFile.close();
+    return startupFailure(err);
+  }
+  try {
+    screen.print(readyLine({ ...stack.ready, logFile: logFile.path }));
+    interrupts.running = true;
+    return await runLocal(stack, options, { screen, interrupted: interrupts.requested });
   } finally {
     await stack.stop();
+    logFile.close();
   }
 }
 
 if (require.main === module) {
-  let options: StartOptions;
+  let options: StartOptions | undefined;
   try {
     options = parseStartOptions(process.argv.slice(2));
   } catch (err) {
-    console.error((err as Error).message);
-    process.exit(2);
+    if (!(err instanceof UsageError)) throw err;
+    process.stderr.write(`${err.message}\n`);
+    process.exit(EXIT.usage);
+  }
+  if (options.help) {
+    process.stdout.write(`${USAGE}\n`);
+    process.exit(EXIT.equal);
   }
   main(options).then(
     (code) => process.exit(code),
     (err: unknown) => {
-      console.error(err instanceof Error ? (err.stack ?? err.message) : err);
-      process.exit(1);
+      process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      process.exit(EXIT.differs);
     },
   );
 }

@@ -1,0 +1,48 @@
+/**
+ * Ports of the local stack: free ones picked by the OS, and a check that the fixed ones a user asked for
+ * are free before anything starts, so a busy port is reported by name instead of as a process that died.
+ */
+import { createServer } from 'node:net';
+
+/** A requested port is taken by another process. */
+export class PortInUseError extends Error {
+  constructor(
+    readonly port: number,
+    /** What the port was for (an emulator or function name, as in the `ports` option). */
+    readonly role: string,
+  ) {
+    super(`port ${port} (${role}) is already in use`);
+    this.name = 'PortInUseError';
+  }
+}
+
+/** Listens on `port` on loopback and closes again; resolves the port actually bound (0: a free one). */
+function probe(port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => {
+      const address = server.address();
+      const bound = typeof address === 'object' && address ? address.port : port;
+      server.close(() => resolve(bound));
+    });
+  });
+}
+
+/** A port no one listens on right now. */
+export function freePort(): Promise<number> {
+  return probe(0);
+}
+
+/** @throws PortInUseError for the first requested (non-zero) port that is taken. */
+export async function assertPortsFree(ports: Record<string, number | undefined>): Promise<void> {
+  for (const [role, port] of Object.entries(ports)) {
+    if (!port) continue;
+    try {
+      await probe(port);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new PortInUseError(port, role);
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,131 @@
+/**
+ * `npm start` that cannot run: `--help`, a flag without its value, a busy port (named by its flag, nothing
+ * started), a function whose port is taken between the check and the start, and a script that throws while
+ * its stack runs — none of them leaves a function process behind.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FunctionProcess } from '../../local/function-process';
+import { functionProcesses, processesWith, ROOT, Terminal } from './support/terminal';
+
+let terminal: Terminal | undefined;
+afterEach(() => terminal?.kill());
+
+async function run(args: string): Promise<{ code: number | null; output: string }> {
+  terminal = new Terminal(`npm start -- ${args}`);
+  const code = await terminal.exited;
+  return { code, output: terminal.output };
+}
+
+function occupy(): Promise<Server & { port: number }> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      resolve(Object.assign(server, { port: typeof address === 'object' && address ? address.port : 0 }));
+    });
+  });
+}
+
+it('answers --help with the usage and exit 0', async () => {
+  const { code, output } = await run('--help');
+  expect(code).toBe(0);
+  expect(output).toContain('usage: npm start -- [options]');
+  expect(output).toContain('--env SLUICE_<NAME>=<value>');
+}, 60_000);
+
+it('refuses a flag without its value', async () => {
+  const { code, output } = await run('--duration');
+  expect(code).toBe(2);
+  expect(output).toContain('--duration needs a value');
+}, 60_000);
+
+it('names the flag of a busy port and starts nothing', async () => {
+  const busy = await occupy();
+  try {
+    const { code, output } = await run(`--reader-port ${busy.port}`);
+    expect(code).toBe(2);
+    expect(output).toContain(`port ${busy.port} (--reader-port) is already in use`);
+    expect(output).not.toContain('sluice local ready');
+    expect(processesWith('function-host.ts', ` ${busy.port} `)).toEqual([]);
+  } finally {
+    busy.close();
+  }
+}, 60_000);
+
+it('says which port a function could not listen on', async () => {
+  const busy = await occupy();
+  try {
+    const fn = new FunctionProcess('reader', busy.port, {}, () => {}, ROOT);
+    await expect(fn.start()).rejects.toThrow(
+      `the reader function exited with 1 before listening: port ${busy.port} is already in use`,
+    );
+  } finally {
+    busy.close();
+  }
+}, 60_000);
+
+/** Runs a script that starts a stack and then throws (`throw`) or waits to be killed (`wait`). */
+async function scriptWithStack(then: 'throw' | 'wait'): Promise<{
+  out: () => string;
+  functions: Record<string, string>;
+  exited: Promise<number | null>;
+  kill(): void;
+}> {
+  const dir = mkdtempSync(join(tmpdir(), 'sluice-script-'));
+  const script = join(dir, 'script.ts');
+  writeFileSync(
+    script,
+    `import { startLocalStack } from ${JSON.stringify(join(ROOT, 'local', 'stack'))};
+     startLocalStack({ churnMs: 0 }).then((stack) => {
+       console.log('functions ' + JSON.stringify(stack.ready.functions));
+       if (${JSON.stringify(then)} === 'throw') throw new Error('the script failed');
+     });`,
+  );
+  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+    cwd: ROOT,
+    env: { ...process.env, NODE_OPTIONS: '', METADATA_SERVER_DETECTION: 'none' },
+  });
+  let out = '';
+  const take = (d: Buffer) => {
+    out += d.toString();
+  };
+  child.stdout.on('data', take);
+  child.stderr.on('data', take);
+  const exited = new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
+  const deadline = Date.now() + 50_000;
+  while (!/functions \{.*\}/.test(out) && Date.now() < deadline) {
+    if (child.exitCode !== null) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const m = /functions (\{.*\})/.exec(out);
+  if (!m) throw new Error(`the script did not start its stack:\n${out}`);
+  return { out: () => out, functions: JSON.parse(m[1]!), exited, kill: () => child.kill('SIGKILL') };
+}
+
+async function noneLeft(functions: Record<string, string>): Promise<void> {
+  // The children notice their lifeline close; give them a moment to be gone.
+  const deadline = Date.now() + 5_000;
+  while (functionProcesses(functions).length > 0 && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  expect(functionProcesses(functions)).toEqual([]);
+}
+
+it('leaves no function process behind when a script throws with its stack running', async () => {
+  const script = await scriptWithStack('throw');
+  expect(await script.exited).not.toBe(0);
+  expect(script.out()).toContain('the script failed');
+  await noneLeft(script.functions);
+}, 60_000);
+
+it('leaves no function process behind when the process that started them is killed', async () => {
+  const script = await scriptWithStack('wait');
+  expect(functionProcesses(script.functions)).toHaveLength(3);
+  script.kill();
+  await script.exited;
+  await noneLeft(script.functions);
+}, 60_000);
