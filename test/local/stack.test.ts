@@ -33,6 +33,7 @@ it('prints a ready line with every endpoint and the demo tables', () => {
   const info = JSON.parse(line.slice('sluice local ready '.length));
   expect(info.spanner).toEqual({
     emulatorHost: stack.emulators.spanner.address,
+    adminUrl: stack.emulators.spanner.adminUrl,
     projectId: LOCAL.projectId,
     instance: LOCAL.instance,
     database: LOCAL.database,
@@ -41,6 +42,9 @@ it('prints a ready line with every endpoint and the demo tables', () => {
   expect(info.bigquery.restEndpoint).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
   expect(info.bigquery.writeEndpoint).toMatch(/^127\.0\.0\.1:\d+$/);
   expect(info.tasks.endpoint).toMatch(/^127\.0\.0\.1:\d+$/);
+  for (const emulator of ['spanner', 'bigquery', 'gcs', 'tasks']) {
+    expect(info[emulator].adminUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+  }
   expect(Object.keys(info.functions)).toEqual(['scheduler', 'reader', 'backfill', 'writer']);
   expect(info.tables).toContainEqual({ source: 'Products', replica: 'products', history: null });
 });
@@ -72,6 +76,17 @@ it('creates the change stream over the demo tables, with old and new values', as
     stack.emulators.changeStreams(`projects/${LOCAL.projectId}/instances/local/databases/demo`).partitions()
       .length,
   ).toBe(2);
+});
+
+it('serves every emulator admin endpoint the ready line names, churn included', async () => {
+  const faults = await fetch(`${stack.ready.gcs.adminUrl}/faults`);
+  expect(await faults.json()).toEqual([]);
+  const churn = await fetch(`${stack.ready.spanner.adminUrl}/change-streams/churn`, {
+    method: 'POST',
+    body: '{}',
+  });
+  expect(churn.status).toBe(200);
+  expect(((await churn.json()) as unknown[]).length).toBeGreaterThan(0);
 });
 
 it('runs a seeded workload that journals every committed mod', async () => {
