@@ -155,3 +155,9 @@ export type FunctionSizingInput = z.infer<typeof functionSizing>;
 export type WriterDeploymentConfig = z.infer<typeof writerSchema>;
 /** Per-queue overrides as written in the stack file. */
 export type QueueOverrides = z.infer<typeof queueOverrides>;
+
+/** Every `sluice:*` key besides `pipeline`. */
+export const DEPLOYMENT_KEYS: readonly string[] = Object.keys(deploymentSchema.shape);
+
+/** Every `sluice:*` key the program reads; any other is refused. */
+export const STACK_KEYS: readonly string[] = ['pipeline', ...DEPLOYMENT_KEYS];

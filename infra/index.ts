@@ -1,11 +1,23 @@
 /** The Pulumi program: `pulumi up` in this folder deploys sluice (build first: `npm run build`). */
 import { resolve } from 'node:path';
+import * as pulumi from '@pulumi/pulumi';
+import { StackConfigError } from './config-error';
 import { deploy } from './program';
-import { buildSettings } from './settings';
+import { buildSettings, type InfraSettings } from './settings';
 import { sourceArchiveEntries } from './source-archive';
 import { readStackConfig } from './stack-config';
 
-const settings = buildSettings(readStackConfig());
+/** The settings; a bad stack configuration is reported as a `RunError`, which Pulumi prints without a stack. */
+function settingsOrExplain(): InfraSettings {
+  try {
+    return buildSettings(readStackConfig());
+  } catch (err) {
+    if (err instanceof StackConfigError) throw new pulumi.RunError(err.message);
+    throw err;
+  }
+}
+
+const settings = settingsOrExplain();
 const { outputs } = deploy(settings, sourceArchiveEntries(resolve(__dirname, '..')));
 
 export const schedulerUrl = outputs.schedulerUrl;

@@ -4,11 +4,13 @@
  * (through {@link readPipeline}); the deployment part by `deployment-schema.ts`. A bad stack configuration
  * fails `pulumi preview` with every bad field named.
  */
+import { nearest } from '../shared/domain/suggest';
 import { type ConfigIssue, issuesAt, StackConfigError } from './config-error';
 import {
   type DeploymentConfig,
   deploymentSchema,
   type FunctionName,
+  STACK_KEYS,
   type WriterDeploymentConfig,
 } from './deployment-schema';
 import { type PipelineView, readPipeline } from './pipeline-adapter';
@@ -33,6 +35,8 @@ export interface StackConfigInput {
   pipeline: unknown;
   /** Every other `sluice:*` key, by key name without the namespace. */
   deployment: Record<string, unknown>;
+  /** `sluice:*` keys the program does not know (names without the namespace), refused. */
+  unknownKeys?: readonly string[];
 }
 
 /** Names of the resources, fixed up front so that no resource's name depends on another's output. */
@@ -91,7 +95,7 @@ export interface InfraSettings {
 
 /** Builds the settings, or throws {@link StackConfigError} listing every bad field. */
 export function buildSettings(input: StackConfigInput): InfraSettings {
-  const issues: ConfigIssue[] = [];
+  const issues: ConfigIssue[] = unknownKeyIssues(input.unknownKeys ?? []);
   const project = requiredString(input.project, 'gcp:project', /^[a-z][a-z0-9-]{4,28}[a-z0-9]$/, issues);
   const region = requiredString(input.region, 'gcp:region', /^[a-z]+-[a-z]+[0-9]+$/, issues);
   const parsed = deploymentSchema.safeParse(input.deployment);
@@ -110,6 +114,17 @@ export function buildSettings(input: StackConfigInput): InfraSettings {
   const crossIssues = checkCrossFields(settings, pipeline.view);
   if (crossIssues.length > 0) throw new StackConfigError(crossIssues);
   return settings;
+}
+
+/** One issue per unknown `sluice:*` key, naming the known key it is closest to. */
+function unknownKeyIssues(keys: readonly string[]): ConfigIssue[] {
+  return keys.map((key) => {
+    const near = nearest(key, STACK_KEYS);
+    const hint = near
+      ? `; did you mean sluice:${near}?`
+      : `; known keys: ${STACK_KEYS.map((k) => `sluice:${k}`).join(', ')}`;
+    return { path: `sluice:${key}`, message: `unknown key${hint}` };
+  });
 }
 
 function requiredString(v: unknown, path: string, rule: RegExp, issues: ConfigIssue[]): string | undefined {

@@ -1,25 +1,20 @@
 /** Reads the raw stack configuration from Pulumi config; validation happens in `settings.ts`. */
 import * as pulumi from '@pulumi/pulumi';
+import { DEPLOYMENT_KEYS, STACK_KEYS } from './deployment-schema';
 import type { StackConfigInput } from './settings';
 
-/** Every `sluice:*` key besides `pipeline` (see `deployment-schema.ts`). */
-export const DEPLOYMENT_KEYS = [
-  'prefix',
-  'functions',
-  'queues',
-  'schedule',
-  'alerts',
-  'dataBoost',
-  'demoDatabase',
-  'operators',
-  'ledger',
-  'dataset',
-] as const;
-
-/** Reads `gcp:project`, `gcp:region`, `sluice:pipeline` and the deployment keys, absent keys left out. */
+/**
+ * Reads `gcp:project`, `gcp:region`, `sluice:pipeline` and the deployment keys, absent keys left out, plus
+ * the names of any other `sluice:*` key (a typo would otherwise fall back to a default without a word).
+ */
 export function readStackConfig(): StackConfigInput {
   const gcp = new pulumi.Config('gcp');
   const sluice = new pulumi.Config('sluice');
+  const unknownKeys = Object.keys(pulumi.runtime.allConfig())
+    .filter((k) => k.startsWith('sluice:'))
+    .map((k) => k.slice('sluice:'.length))
+    .filter((k) => !STACK_KEYS.includes(k))
+    .sort();
   const deployment: Record<string, unknown> = {};
   for (const key of DEPLOYMENT_KEYS) {
     // Plain strings are not JSON; every other key is structured (objects, lists, booleans).
@@ -31,5 +26,6 @@ export function readStackConfig(): StackConfigInput {
     region: gcp.get('region'),
     pipeline: sluice.getObject<unknown>('pipeline'),
     deployment,
+    unknownKeys,
   };
 }

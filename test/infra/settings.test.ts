@@ -91,3 +91,10 @@ test('the function environment parses back to the same pipeline configuration (o
   expect(parseConfig(s.environment)).toEqual(config);
   expect(s.names.ledgerBucket).toBe('acme-ledger');
 });
+
+test('unknown top-level keys are refused, with the nearest known key or the list of keys', () => {
+  expect(problems({ unknownKeys: ['operator', 'colour'] })).toEqual([
+    'sluice:operator: unknown key; did you mean sluice:operators?',
+    expect.stringMatching(/^sluice:colour: unknown key; known keys: sluice:pipeline, sluice:prefix, /),
+  ]);
+});
