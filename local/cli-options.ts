@@ -3,6 +3,8 @@
  * are refused with one line each and the usage; `--help` is answered before anything starts.
  */
 import { z } from 'zod';
+import { nearest } from '../shared/domain/suggest';
+import { KNOWN_VARIABLES } from '../shared/wiring/variables';
 
 const port = z.coerce.number().int().min(0).max(65_535).optional();
 
@@ -138,8 +140,14 @@ function readFlags(argv: string[], problems: string[]): RawFlags {
   return out;
 }
 
-function envOf(pairs: string[]): Record<string, string> {
-  return Object.fromEntries(pairs.map((p) => [p.slice(0, p.indexOf('=')), p.slice(p.indexOf('=') + 1)]));
+function envOf(pairs: string[], problems: string[]): Record<string, string> {
+  const env = Object.fromEntries(pairs.map((p) => [p.slice(0, p.indexOf('=')), p.slice(p.indexOf('=') + 1)]));
+  for (const name of Object.keys(env)) {
+    if (KNOWN_VARIABLES.includes(name)) continue;
+    const near = nearest(name, KNOWN_VARIABLES);
+    problems.push(`--env: ${name} is not a sluice setting${near ? ` (did you mean ${near}?)` : ''}`);
+  }
+  return env;
 }
 
 /** Parses argv (after `npm start --`). @throws UsageError naming every problem. */
@@ -153,6 +161,7 @@ export function parseStartOptions(argv: string[]): StartOptions {
       else problems.push(`--${kebab(String(i.path[0] ?? '?'))}: ${i.message}`);
     }
   }
+  const env = parsed.success ? envOf(parsed.data.env, problems) : {};
   if (problems.length > 0 || !parsed.success) throw new UsageError(problems);
   const o = parsed.data;
   return {
@@ -169,7 +178,7 @@ export function parseStartOptions(argv: string[]): StartOptions {
     catchUpTimeoutSeconds: o.catchUpTimeout,
     logs: o.logs === true,
     ...(o.logFile !== undefined ? { logFile: o.logFile } : {}),
-    env: envOf(o.env),
+    env,
     ports: {
       spanner: o.spannerPort,
       gcs: o.gcsPort,

@@ -130,6 +130,19 @@ async function postJson(url: string, body: unknown): Promise<{ status: number; b
   return { status: res.status, body: parsed };
 }
 
+/** Each function checked its configuration at start: refuse to go on when one of them found problems. */
+async function assertHealthy(functions: FunctionProcess[]): Promise<void> {
+  const problems: string[] = [];
+  for (const f of functions) {
+    const res = await fetch(`${f.url}/healthz`, { signal: AbortSignal.timeout(10_000) });
+    if (res.ok) continue;
+    const body = (await res.json().catch(() => ({}))) as { problems?: string[] };
+    const lines = body.problems ?? [`HTTP ${res.status}`];
+    problems.push(`the ${f.name} function's configuration is invalid:\n  ${lines.join('\n  ')}`);
+  }
+  if (problems.length > 0) throw new Error(problems.join('\n'));
+}
+
 /**
  * Starts the local stack. @throws PortInUseError when a requested port is taken (nothing is started);
  * any other failure stops whatever had started before it is rethrown.
@@ -164,6 +177,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         functions[name] = new FunctionProcess(name, ports[name], env, onLine, root);
       }
       await Promise.all(Object.values(functions).map((f) => f.start()));
+      await assertHealthy(Object.values(functions));
     }
     const urls = {
       scheduler: functions.scheduler?.url ?? null,

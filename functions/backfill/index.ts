@@ -4,18 +4,18 @@ import type { BackfillDeps } from '../../shared/app/backfill/deps';
 import { SluiceError } from '../../shared/domain/errors';
 import { answerHealth, answerNotFound, type HttpRequest, type HttpResponse } from '../../shared/http/health';
 import { backfillDeps, realAdapters } from '../../shared/wiring/backfill';
+import { checkInstance, failFast } from '../../shared/wiring/startup';
 import { handleBackfillRequest } from './routes';
 
 let deps: BackfillDeps | undefined;
 
-/** Dependencies are built on first use, so `GET /healthz` answers even before configuration is complete. */
+/** Dependencies are built on first use; the configuration they need was checked at instance start. */
 function instanceDeps(): BackfillDeps {
   deps ??= backfillDeps(process.env, realAdapters).deps;
   return deps;
 }
 
-/** Handles one HTTP request to the backfill function. */
-export async function backfill(req: HttpRequest, res: HttpResponse): Promise<void> {
+async function handle(req: HttpRequest, res: HttpResponse): Promise<void> {
   if (answerHealth('backfill', req, res)) return;
   let built: BackfillDeps;
   try {
@@ -27,5 +27,8 @@ export async function backfill(req: HttpRequest, res: HttpResponse): Promise<voi
   }
   if (!(await handleBackfillRequest(built, req, res))) answerNotFound(req, res);
 }
+
+/** Handles one HTTP request to the backfill function; the configuration is checked when the instance starts. */
+export const backfill = failFast(checkInstance('backfill'), handle);
 
 http('backfill', backfill);

@@ -14,6 +14,7 @@ import type { LogContext, Logger } from '../../shared/domain/log';
 import { describeIssues } from '../../shared/domain/zod-helpers';
 import { answerHealth, answerNotFound, type HttpRequest, type HttpResponse } from '../../shared/http/health';
 import { type App, appOfInstance, stdoutLogger } from '../../shared/wiring/app';
+import { checkInstance, failFast } from '../../shared/wiring/startup';
 
 function header(req: HttpRequest, name: string): string | undefined {
   return req.header(name) || undefined;
@@ -78,7 +79,7 @@ export function createReaderHandler(getApp: () => App) {
   };
 }
 
-/** Handles one HTTP request to the reader function. */
-export const reader = createReaderHandler(appOfInstance);
+/** Handles one HTTP request to the reader function; the configuration is checked when the instance starts. */
+export const reader = failFast(checkInstance('reader'), createReaderHandler(appOfInstance));
 
 http('reader', reader);

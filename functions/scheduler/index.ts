@@ -6,6 +6,7 @@ import { http } from '@google-cloud/functions-framework';
 import { SluiceError } from '../../shared/domain/errors';
 import { answerHealth, answerNotFound, type HttpRequest, type HttpResponse } from '../../shared/http/health';
 import { type App, appOfInstance, stdoutLogger } from '../../shared/wiring/app';
+import { checkInstance, failFast } from '../../shared/wiring/startup';
 
 /** Builds the handler over an app provider (the instance's app in production, in-memory ports in tests). */
 export function createSchedulerHandler(getApp: () => App) {
@@ -32,7 +33,7 @@ export function createSchedulerHandler(getApp: () => App) {
   };
 }
 
-/** Handles one HTTP request to the scheduler function. */
-export const scheduler = createSchedulerHandler(appOfInstance);
+/** Handles one HTTP request to the scheduler function; the configuration is checked when the instance starts. */
+export const scheduler = failFast(checkInstance('scheduler'), createSchedulerHandler(appOfInstance));
 
 http('scheduler', scheduler);

@@ -10,7 +10,7 @@ import { LedgerStore } from '../app/ledger-store';
 import { Reader } from '../app/reader';
 import { Scheduler } from '../app/scheduler';
 import type { AppSettings, Runtime } from '../app/settings';
-import { ConfigError, type PipelineConfig, parseConfig, unknownVariables } from '../domain/config';
+import { ConfigError, type PipelineConfig, parseConfig } from '../domain/config';
 import { createLogger, type Logger } from '../domain/log';
 import { fromEpochMillis } from '../domain/timestamp';
 import type { ObjectStore } from '../ports/object-store';
@@ -18,7 +18,7 @@ import type { TaskQueue } from '../ports/task-queue';
 import { schedulerBackfills } from './backfill';
 import { createClients, endpointsFromEnv } from './clients';
 import { pipelineAdapters, type SourceAndSinks, type SourceAndSinksFactory } from './pipeline-adapters';
-import { DEPLOYMENT_VARIABLES, type DeploymentSettings, parseDeploymentSettings } from './settings';
+import { type DeploymentSettings, parseDeploymentSettings } from './settings';
 
 /** Every port the application services use. */
 export interface PipelinePorts extends SourceAndSinks {
@@ -92,9 +92,8 @@ export function createAppFromEnv(
   factory: SourceAndSinksFactory = pipelineAdapters,
 ): App {
   const { config, deployment } = parseEnvironment(env);
+  // Unknown variables are warned about once, at instance start (`checkInstance` in ./startup).
   const log = stdoutLogger(config.pipeline);
-  const unknown = unknownVariables(env, DEPLOYMENT_VARIABLES);
-  if (unknown.length > 0) log.warn('config.unknown-variables', { variables: unknown });
   const clients = createClients(config, endpointsFromEnv(env));
   const store = new GcsObjectStore(clients.storage.bucket(config.ledger.bucket));
   const queue = new CloudTasksQueue(clients.tasks, {

@@ -15,9 +15,10 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { FUNCTION_NAMES } from '../../infra/deployment-schema';
+import { runUrl } from '../../infra/resources/functions';
 import { buildSettings } from '../../infra/settings';
 import { sourceArchiveEntries, writeEntries } from '../../infra/source-archive';
-import { stackConfig } from './harness';
+import { PROJECT_NUMBER, stackConfig } from './harness';
 
 const ROOT = resolve(__dirname, '../..');
 const SETUP_TIMEOUT_MS = 420_000;
@@ -126,7 +127,12 @@ test.each(FUNCTION_NAMES)(
     if (skipReason) return;
     const port = await freePort();
     // The environment the deployment gives the function (URLs as the platform would have them).
-    const env = buildSettings(stackConfig()).environment;
+    const settings = buildSettings(stackConfig());
+    const env = {
+      ...settings.environment,
+      SLUICE_READER_URL: runUrl(settings.names.functions.reader, PROJECT_NUMBER, settings.region),
+      SLUICE_BACKFILL_URL: runUrl(settings.names.functions.backfill, PROJECT_NUMBER, settings.region),
+    };
     const child = spawn(
       process.execPath,
       ['-e', LAUNCHER, '--', `--target=${name}`, `--port=${port}`, `--source=${dir}`],

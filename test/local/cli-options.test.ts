@@ -45,6 +45,9 @@ it('takes --env more than once, and NAME=VALUE values containing "="', () => {
   ]);
   expect(o.env).toEqual({ SLUICE_LEASE_MS: '20000', SLUICE_TABLES: '{"A":{"replica":"a=b"}}' });
   expect(() => parseStartOptions(['--env', 'LEASE_MS=1'])).toThrow('--env: must be SLUICE_<NAME>=<value>');
+  expect(() => parseStartOptions(['--env', 'SLUICE_LEASE_MSS=1'])).toThrow(
+    '--env: SLUICE_LEASE_MSS is not a sluice setting (did you mean SLUICE_LEASE_MS?)',
+  );
 });
 
 it('answers --help', () => {

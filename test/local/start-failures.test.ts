@@ -56,6 +56,17 @@ it('names the flag of a busy port and starts nothing', async () => {
   }
 }, 60_000);
 
+it('refuses to run a stack whose functions found their configuration invalid, leaving nothing behind', async () => {
+  const { code, output } = await run('--env SLUICE_WINDOW_MAX_MS=soon');
+  expect(code).toBe(3);
+  expect(output).toContain(
+    "the local stack failed to start: the scheduler function's configuration is invalid:",
+  );
+  expect(output).toMatch(/SLUICE_WINDOW_MAX_MS \(window\.maxMs\): must be a whole number/);
+  expect(output).not.toContain('sluice local ready');
+  expect(processesWith('function-host.ts', '--lifeline')).toEqual([]);
+}, 90_000);
+
 it('says which port a function could not listen on', async () => {
   const busy = await occupy();
   try {

@@ -1,0 +1,156 @@
+/**
+ * The CLI's commands, each one call (or a polling loop) on the operator function's routes: status,
+ * backfills, failed partitions and dead letters. Output goes through `io` so tests capture it.
+ */
+import { formatJob, formatProgress, formatStatus } from './format';
+import type { OperatorClient } from './operator-client';
+
+/** Where a command writes, and whether it may redraw a line (a terminal). */
+export interface CommandIO {
+  out(line: string): void;
+  /** Redraws the current line (progress); absent when the output is not a terminal. */
+  progress?(line: string): void;
+}
+
+/** Parsed arguments of one command. */
+export interface Invocation {
+  command: string[];
+  positional: string[];
+  flags: Record<string, string | true>;
+}
+
+type Json = Record<string, unknown>;
+
+function print(io: CommandIO, flags: Invocation['flags'], body: unknown, text: () => string): void {
+  io.out(flags.json ? JSON.stringify(body, null, 2) : text());
+}
+
+async function status(client: OperatorClient, inv: Invocation, io: CommandIO): Promise<number> {
+  const { body } = await client.call('GET', '/status');
+  print(io, inv.flags, body, () => formatStatus(body));
+  return 0;
+}
+
+function backfillRequest(inv: Invocation): Json {
+  const f = inv.flags;
+  return {
+    tables: inv.positional,
+    ...(typeof f.targets === 'string' ? { targets: f.targets.split(',') } : {}),
+    ...(typeof f.priority === 'string' ? { priority: f.priority } : {}),
+    ...(typeof f.readTimestamp === 'string' ? { readTimestamp: f.readTimestamp } : {}),
+    ...(f.dataBoost ? { dataBoost: true } : {}),
+    ...(typeof f.maxPartitions === 'string' ? { maxPartitions: Number(f.maxPartitions) } : {}),
+  };
+}
+
+/** Polls a job until it ends, drawing progress; exit 0 only when it succeeded. */
+async function waitFor(
+  client: OperatorClient,
+  id: string,
+  io: CommandIO,
+  intervalMs: number,
+): Promise<number> {
+  const started = Date.now();
+  for (;;) {
+    const { body } = await client.call('GET', `/backfills/${encodeURIComponent(id)}`);
+    const job = body as Json;
+    const seconds = Math.max(0.001, (Date.now() - started) / 1000);
+    const line = formatProgress(job, Number(job.rowsWritten ?? 0) / seconds);
+    if (io.progress) io.progress(line);
+    const ended = ['succeeded', 'failed', 'cancelled'].includes(String(job.state));
+    if (!io.progress && ended) io.out(line);
+    if (ended) {
+      if (io.progress) io.out('');
+      io.out(formatJob(job));
+      return job.state === 'succeeded' ? 0 : 1;
+    }
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
+
+async function backfill(client: OperatorClient, inv: Invocation, io: CommandIO): Promise<number> {
+  const [sub] = inv.command.slice(1);
+  const id = inv.positional[0];
+  if (sub === 'start') {
+    if (inv.positional.length === 0) throw new UsageProblem('backfill start needs at least one table');
+    const { body } = await client.call('POST', '/backfills', backfillRequest(inv));
+    const job = body as Json;
+    if (!inv.flags.wait) {
+      print(
+        io,
+        inv.flags,
+        body,
+        () =>
+          `started backfill ${String(job.id)} at ${String(job.snapshotTimestamp)} (${String(job.partitions)} partitions)`,
+      );
+      return 0;
+    }
+    io.out(
+      `backfill ${String(job.id)} at ${String(job.snapshotTimestamp)}: ${String(job.partitions)} partitions`,
+    );
+    return waitFor(client, String(job.id), io, Number(inv.flags.interval ?? 1000));
+  }
+  if (sub === 'list') {
+    const { body } = await client.call('GET', '/backfills');
+    const jobs = ((body as Json).backfills as unknown[]) ?? [];
+    print(io, inv.flags, body, () => (jobs.length ? jobs.map(formatJob).join('\n') : 'no backfills'));
+    return 0;
+  }
+  if ((sub === 'show' || sub === 'cancel') && id) {
+    const method = sub === 'show' ? 'GET' : 'DELETE';
+    const { body } = await client.call(method, `/backfills/${encodeURIComponent(id)}`);
+    print(io, inv.flags, body, () => formatJob(body));
+    return 0;
+  }
+  throw new UsageProblem('backfill start <tables…> [--wait] | list | show <id> | cancel <id>');
+}
+
+async function partitions(client: OperatorClient, inv: Invocation, io: CommandIO): Promise<number> {
+  if (inv.command[1] !== 'retry') throw new UsageProblem('partitions retry [--partition <id>]');
+  const partition = inv.flags.partition;
+  const query = typeof partition === 'string' ? `?partition=${encodeURIComponent(partition)}` : '';
+  const { body } = await client.call('POST', `/partitions/retry${query}`);
+  print(io, inv.flags, body, () => `retry: ${JSON.stringify(body)}`);
+  return 0;
+}
+
+async function deadLetters(client: OperatorClient, inv: Invocation, io: CommandIO): Promise<number> {
+  const sub = inv.command[1];
+  if (sub === 'list') {
+    const params = new URLSearchParams();
+    for (const key of ['pageToken', 'pageSize', 'table']) {
+      const v = inv.flags[key];
+      if (typeof v === 'string') params.set(key, v);
+    }
+    const query = params.size > 0 ? `?${params}` : '';
+    const { body } = await client.call('GET', `/dead-letters${query}`);
+    print(io, inv.flags, body, () => JSON.stringify(body, null, 2));
+    return 0;
+  }
+  if (sub === 'replay') {
+    const ids = inv.positional;
+    const { body } = await client.call('POST', '/dead-letters/replay', ids.length ? { ids } : {});
+    print(io, inv.flags, body, () => `replay: ${JSON.stringify(body)}`);
+    return 0;
+  }
+  throw new UsageProblem('dead-letters list [--page-token <t>] | replay [<id>…]');
+}
+
+/** A command line that cannot be run; the message says what is accepted. */
+export class UsageProblem extends Error {}
+
+/** Runs one parsed command; resolves the exit code. */
+export async function runCommand(client: OperatorClient, inv: Invocation, io: CommandIO): Promise<number> {
+  switch (inv.command[0]) {
+    case 'status':
+      return status(client, inv, io);
+    case 'backfill':
+      return backfill(client, inv, io);
+    case 'partitions':
+      return partitions(client, inv, io);
+    case 'dead-letters':
+      return deadLetters(client, inv, io);
+    default:
+      throw new UsageProblem(`unknown command ${JSON.stringify(inv.command.join(' '))}`);
+  }
+}

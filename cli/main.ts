@@ -1,0 +1,98 @@
+/**
+ * `npx sluice <command>`: the operator's command line, over the operator function's HTTP routes (the
+ * backfill function; docs/operator.md). `--url` (or `SLUICE_OPERATOR_URL`) names the function; against a
+ * deployment it authenticates with an identity token from Application Default Credentials, against the local
+ * stack (`http://127.0.0.1:…`) it calls plainly.
+ */
+import { type CommandIO, type Invocation, runCommand, UsageProblem } from './commands';
+import { OperatorClient, OperatorError } from './operator-client';
+
+/** Usage text. */
+export const USAGE = `usage: npx sluice <command> [--url <operator URL>] [--token <identity token>] [--json]
+commands:
+  status                                   pipeline state, watermark and lag, partitions, errors
+  backfill start <table…> [--wait]         [--targets replica,history] [--priority low|medium|high]
+                                           [--read-timestamp <RFC 3339>] [--data-boost] [--max-partitions <n>]
+  backfill list | show <id> | cancel <id>
+  partitions retry [--partition <id>]      retry failed partitions (all, or one)
+  dead-letters list [--page-token <t>]     records the pipeline set aside
+  dead-letters replay [<id>…]              re-apply them after the cause is fixed
+The URL defaults to $SLUICE_OPERATOR_URL: the stack output backfillUrl, or the local stack's
+functions.backfill. Exit codes: 0 done, 1 the call or the backfill failed, 2 bad command line.`;
+
+const SWITCHES = new Set(['wait', 'json', 'dataBoost', 'help']);
+const WORDS: Record<string, number> = { status: 1, backfill: 2, partitions: 2, 'dead-letters': 2 };
+
+/** Splits argv into the command words, positional arguments and flags. */
+export function parseArgs(argv: string[]): Invocation {
+  const flags: Invocation['flags'] = {};
+  const words: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? '';
+    if (!arg.startsWith('--')) {
+      words.push(arg);
+      continue;
+    }
+    const eq = arg.indexOf('=');
+    const name = (eq > 0 ? arg.slice(2, eq) : arg.slice(2)).replace(/-([a-z])/g, (_, c: string) =>
+      c.toUpperCase(),
+    );
+    if (SWITCHES.has(name)) flags[name] = true;
+    else if (eq > 0) flags[name] = arg.slice(eq + 1);
+    else {
+      const next = argv[i + 1];
+      if (next === undefined || next.startsWith('--'))
+        throw new UsageProblem(`--${arg.slice(2)} needs a value`);
+      flags[name] = next;
+      i++;
+    }
+  }
+  const length = WORDS[words[0] ?? ''] ?? 1;
+  return { command: words.slice(0, length), positional: words.slice(length), flags };
+}
+
+/** Runs the CLI; resolves the exit code. */
+export async function main(
+  argv: string[],
+  env: Record<string, string | undefined>,
+  io: CommandIO,
+): Promise<number> {
+  let inv: Invocation;
+  try {
+    inv = parseArgs(argv);
+    if (inv.flags.help || inv.command.length === 0) {
+      io.out(USAGE);
+      return inv.flags.help ? 0 : 2;
+    }
+    const url = typeof inv.flags.url === 'string' ? inv.flags.url : env.SLUICE_OPERATOR_URL;
+    if (!url) throw new UsageProblem('no operator URL: pass --url <url> or set SLUICE_OPERATOR_URL');
+    const token = typeof inv.flags.token === 'string' ? inv.flags.token : undefined;
+    return await runCommand(new OperatorClient({ url, ...(token ? { token } : {}) }), inv, io);
+  } catch (err) {
+    if (err instanceof UsageProblem) {
+      io.out(`${err.message}\n${USAGE}`);
+      return 2;
+    }
+    if (err instanceof OperatorError) {
+      io.out(`error: ${err.message}`);
+      return 1;
+    }
+    throw err;
+  }
+}
+
+/** Runs the CLI on this process's arguments and terminal, and exits with its code. */
+export function cli(): void {
+  const tty = process.stdout.isTTY === true;
+  const io: CommandIO = {
+    out: (line) => process.stdout.write(`${line}\n`),
+    ...(tty ? { progress: (line: string) => process.stdout.write(`\r\x1b[K${line}`) } : {}),
+  };
+  main(process.argv.slice(2), process.env, io).then(
+    (code) => process.exit(code),
+    (err: unknown) => {
+      process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      process.exit(1);
+    },
+  );
+}

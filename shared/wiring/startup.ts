@@ -1,0 +1,95 @@
+/**
+ * Fail fast: each function checks its configuration when its instance starts (module load), not at the
+ * first request. While it is invalid, `GET /healthz` answers 503 with every problem — so Cloud Run's startup
+ * probe keeps such a revision from serving — and every other request answers the same 503.
+ */
+import { ConfigError, type ConfigIssue, parseConfig } from '../domain/config';
+import { createLogger } from '../domain/log';
+import type { HttpRequest, HttpResponse } from '../http/health';
+import { parseDeploymentSettings } from './settings';
+import { describeUnknown, unknownVariables } from './variables';
+
+/** The functions whose configuration is checked. */
+export type CheckedFunction = 'scheduler' | 'reader' | 'backfill';
+
+/** Outcome of the startup check. */
+export interface StartupCheck {
+  function: CheckedFunction;
+  /** One line per problem (`VARIABLE: rule`); empty when the configuration is valid. */
+  problems: string[];
+  /** `SLUICE_*` variables that configure nothing (warned about, not refused). */
+  warnings: string[];
+}
+
+function issueLines(issues: readonly ConfigIssue[]): string[] {
+  return issues.map(
+    (i) => `${i.variable ?? i.path}${i.variable && i.variable !== i.path ? ` (${i.path})` : ''}: ${i.rule}`,
+  );
+}
+
+function collect(problems: string[], parse: () => unknown): void {
+  try {
+    parse();
+  } catch (err) {
+    if (err instanceof ConfigError) problems.push(...issueLines(err.issues));
+    else problems.push(err instanceof Error ? err.message : String(err));
+  }
+}
+
+function requireSet(problems: string[], env: Record<string, string | undefined>, names: string[]): void {
+  for (const name of names) if (!env[name]?.trim()) problems.push(`${name}: is required`);
+}
+
+/** Checks the environment of one function. Pure: reads only `env`. */
+export function checkStartup(fn: CheckedFunction, env: Record<string, string | undefined>): StartupCheck {
+  const problems: string[] = [];
+  collect(problems, () => parseConfig(env));
+  if (fn === 'backfill') requireSet(problems, env, ['SLUICE_BACKFILL_QUEUE', 'SLUICE_BACKFILL_URL']);
+  else collect(problems, () => parseDeploymentSettings(env));
+  const unknown = unknownVariables(env);
+  // A required variable reported missing while a near spelling of it is set: say so on that line.
+  const hinted = problems.map((p) => {
+    const typo = unknown.find((u) => u.didYouMean && p.startsWith(`${u.didYouMean}`));
+    return typo ? `${p} (${typo.name} is set: a typo?)` : p;
+  });
+  return { function: fn, problems: hinted, warnings: describeUnknown(unknown) };
+}
+
+/** Runs the check on `process.env` and logs its outcome once (ERROR when invalid, WARNING for typos). */
+export function checkInstance(fn: CheckedFunction, env = process.env): StartupCheck {
+  const check = checkStartup(fn, env);
+  const log = createLogger((line) => process.stdout.write(`${line}\n`), {
+    pipeline: env.SLUICE_PIPELINE ?? 'sluice',
+  });
+  if (check.warnings.length > 0)
+    log.warn('config.unknown-variables', { function: fn, variables: check.warnings });
+  if (check.problems.length > 0)
+    log.error('config.invalid', undefined, { function: fn, problems: check.problems });
+  return check;
+}
+
+/** A request handler. */
+export type Handler = (req: HttpRequest, res: HttpResponse) => Promise<void> | void;
+
+/**
+ * Wraps a function's handler: with a valid configuration it is called as is (its own `/healthz` answers
+ * 200); otherwise `/healthz` and every other route answer 503 with the problems.
+ */
+export function failFast(check: StartupCheck, handler: Handler): Handler {
+  if (check.problems.length === 0) return handler;
+  return (req, res) => {
+    const healthz = req.method === 'GET' && req.path === '/healthz';
+    res.status(503).json(
+      healthz
+        ? { function: check.function, ok: false, problems: check.problems }
+        : {
+            error: {
+              code: 503,
+              kind: 'invalid-input',
+              message: `the ${check.function} function's configuration is invalid: ${check.problems.join('; ')}`,
+              problems: check.problems,
+            },
+          },
+    );
+  };
+}

@@ -1,0 +1,53 @@
+/**
+ * Every environment variable a function reads, in one list (each documented in docs/configuration.md; a
+ * test checks both directions), and the startup warning about `SLUICE_*` variables that configure nothing,
+ * with the nearest known name for a typo. A module that reads a new variable adds it here.
+ */
+import { ENV_VARIABLES } from '../domain/config';
+import { nearest } from '../domain/suggest';
+import { DEPLOYMENT_VARIABLES } from './settings';
+
+/** Endpoint overrides of the local stack and tests (`endpointsFromEnv`); unset in production. */
+export const ENDPOINT_VARIABLES = [
+  'SLUICE_GCS_ENDPOINT',
+  'SLUICE_TASKS_ENDPOINT',
+  'SLUICE_BIGQUERY_REST_ENDPOINT',
+  'SLUICE_BIGQUERY_WRITE_ENDPOINT',
+] as const;
+
+/** Variables read outside the two schemas: the reader's log context. */
+const OTHER_VARIABLES = ['SLUICE_TASK_MAX_ATTEMPTS'];
+
+/** Every `SLUICE_*` variable any function reads. */
+export const KNOWN_VARIABLES: readonly string[] = [
+  ...new Set([
+    ...Object.values(ENV_VARIABLES),
+    ...DEPLOYMENT_VARIABLES,
+    ...ENDPOINT_VARIABLES,
+    ...OTHER_VARIABLES,
+  ]),
+].sort();
+
+/** A `SLUICE_*` variable that configures nothing, and the known one it most resembles. */
+export interface UnknownVariable {
+  name: string;
+  didYouMean?: string;
+}
+
+/** The `SLUICE_*` variables of `env` that no function reads (most likely typos), sorted. */
+export function unknownVariables(env: Record<string, string | undefined>): UnknownVariable[] {
+  return Object.keys(env)
+    .filter((k) => k.startsWith('SLUICE_') && !KNOWN_VARIABLES.includes(k))
+    .sort()
+    .map((name) => {
+      const near = nearest(name, KNOWN_VARIABLES);
+      return near ? { name, didYouMean: near } : { name };
+    });
+}
+
+/** One line per unknown variable: `<name> is not a sluice setting (did you mean <known name>?)`. */
+export function describeUnknown(unknown: readonly UnknownVariable[]): string[] {
+  return unknown.map(
+    (u) => `${u.name} is not a sluice setting${u.didYouMean ? ` (did you mean ${u.didYouMean}?)` : ''}`,
+  );
+}

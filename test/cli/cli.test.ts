@@ -1,0 +1,150 @@
+/**
+ * `npx sluice` against the local stack: status, a backfill started and waited for with its progress bar,
+ * list / show / cancel, refusals; the failure-handling routes against a recording server (the operator
+ * function does not serve them yet); authentication headers.
+ */
+process.env.METADATA_SERVER_DETECTION = 'none';
+
+import { execFile } from 'node:child_process';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { main } from '../../cli/main';
+import { type LocalStack, startLocalStack } from '../../local/stack';
+
+const ROOT = join(__dirname, '..', '..');
+let stack: LocalStack;
+let url: string;
+
+beforeAll(async () => {
+  stack = await startLocalStack({ churnMs: 0 });
+  url = stack.ready.functions.backfill!;
+  await stack.workload(5).prefillProducts(60);
+  for (let i = 0; i < 20 && (await stack.tick()).status !== 200; i++)
+    await new Promise((r) => setTimeout(r, 500));
+}, 90_000);
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+async function sluice(...argv: string[]): Promise<{ code: number; out: string; progress: string[] }> {
+  const lines: string[] = [];
+  const progress: string[] = [];
+  const code = await main(argv, {}, { out: (l) => lines.push(l), progress: (l) => progress.push(l) });
+  return { code, out: lines.join('\n'), progress };
+}
+
+it('shows the pipeline status', async () => {
+  const { code, out } = await sluice('status', '--url', url);
+  expect(code).toBe(0);
+  expect(out).toMatch(/^pipeline {4}sluice {2}(running|starting)/);
+  expect(out).toMatch(/partitions {2}waiting \d+ {2}ready \d+/);
+  const json = await sluice('status', '--url', url, '--json');
+  expect(JSON.parse(json.out)).toMatchObject({ pipeline: 'sluice', partitions: expect.any(Object) });
+});
+
+it('starts a backfill and waits for it with a progress bar, then lists and shows it', async () => {
+  const { code, out, progress } = await sluice(
+    'backfill',
+    'start',
+    'Products',
+    '--targets',
+    'replica',
+    '--wait',
+    '--url',
+    url,
+    '--interval',
+    '200',
+  );
+  expect(out).toMatch(/^backfill \w+ at \d{4}-\d\d-\d\dT[\d:.]+Z: \d+ partitions/);
+  expect(progress.at(-1)).toMatch(
+    /^\[#{30}\] 100% {2}partitions (\d+)\/\1 {2}rows 60 {2}\d+ rows\/s {2}succeeded$/,
+  );
+  expect(code).toBe(0);
+  const id = /^backfill (\w+)/.exec(out)![1]!;
+  expect((await sluice('backfill', 'list', '--url', url)).out).toContain(`${id}  succeeded`);
+  expect((await sluice('backfill', 'show', id, '--url', url)).out).toMatch(
+    new RegExp(`^${id}  succeeded  Products  partitions`),
+  );
+}, 60_000);
+
+it('cancels a backfill', async () => {
+  const started = await sluice('backfill', 'start', 'Products', '--url', url, '--json');
+  const id = (JSON.parse(started.out) as { id: string }).id;
+  const cancelled = await sluice('backfill', 'cancel', id, '--url', url);
+  expect(cancelled.code).toBe(0);
+  expect(cancelled.out).toMatch(new RegExp(`^${id}  (cancelled|succeeded)`));
+}, 30_000);
+
+it("refuses bad command lines (exit 2) and reports the function's errors (exit 1)", async () => {
+  expect((await sluice('backfill', 'start', '--url', url)).code).toBe(2);
+  expect((await sluice('frobnicate', '--url', url)).out).toContain('unknown command "frobnicate"');
+  expect((await sluice('status')).out).toContain('no operator URL');
+  expect((await sluice('status', '--url')).out).toContain('--url needs a value');
+  const unknown = await sluice('backfill', 'start', 'Nope', '--url', url);
+  expect(unknown.code).toBe(1);
+  expect(unknown.out).toMatch(/^error: POST \/backfills: 400 .*Nope/);
+  const missing = await sluice('backfill', 'show', 'nosuchjob', '--url', url);
+  expect(missing.out).toContain('404 no backfill nosuchjob');
+});
+
+describe('against a recording server', () => {
+  let server: Server;
+  let base: string;
+  const seen: Array<{ method: string; url: string; auth?: string; body: string }> = [];
+  beforeAll(async () => {
+    server = createServer((req: IncomingMessage, res) => {
+      let body = '';
+      req.on('data', (d) => {
+        body += d;
+      });
+      req.on('end', () => {
+        seen.push({ method: req.method ?? '', url: req.url ?? '', auth: req.headers.authorization, body });
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true }));
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    const address = server.address();
+    base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  });
+  afterAll(() => server.close());
+
+  it('sends the failure-handling requests as the failure-handling routes define them', async () => {
+    seen.length = 0;
+    await sluice('partitions', 'retry', '--url', base);
+    await sluice('partitions', 'retry', '--partition', 'p/1', '--url', base);
+    await sluice('dead-letters', 'list', '--page-token', 'abc', '--url', base);
+    await sluice('dead-letters', 'replay', 'd1', 'd2', '--url', base);
+    expect(seen.map(({ method, url: u, body }) => ({ method, url: u, body }))).toEqual([
+      { method: 'POST', url: '/partitions/retry', body: '' },
+      { method: 'POST', url: '/partitions/retry?partition=p%2F1', body: '' },
+      { method: 'GET', url: '/dead-letters?pageToken=abc', body: '' },
+      { method: 'POST', url: '/dead-letters/replay', body: '{"ids":["d1","d2"]}' },
+    ]);
+    expect(seen.every((s) => s.auth === undefined)).toBe(true);
+  });
+
+  it('sends a given identity token, and asks ADC for one off loopback', async () => {
+    seen.length = 0;
+    await sluice('status', '--url', base, '--token', 'tok123');
+    expect(seen[0]?.auth).toBe('Bearer tok123');
+    const env = { GOOGLE_APPLICATION_CREDENTIALS: '/nonexistent/credentials.json' };
+    const lines: string[] = [];
+    const code = await main(['status', '--url', 'https://sluice-backfill.invalid'], env, {
+      out: (l) => lines.push(l),
+    });
+    expect(code).toBe(1);
+    expect(lines.join('\n')).toMatch(
+      /no identity token for https:\/\/sluice-backfill\.invalid from Application Default Credentials: .*\(or pass --token\)/,
+    );
+  });
+});
+
+it('runs as `npx sluice`', async () => {
+  const { stdout } = await promisify(execFile)('npx', ['sluice', 'status', '--url', url], {
+    cwd: ROOT,
+    env: { ...process.env, NODE_OPTIONS: '' },
+  });
+  expect(stdout).toMatch(/^pipeline {4}sluice/);
+}, 30_000);
