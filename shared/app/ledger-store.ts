@@ -24,6 +24,7 @@ import { fromMetadata } from '../domain/ledger/metadata';
 import type { Logger } from '../domain/log';
 import { listAll, type ObjectStore } from '../ports/object-store';
 import { DEFAULT_RETRY, type RetryPolicy, withRetries } from './retry';
+import { type PipelineStatus, withLagSample } from './status';
 
 /** A value read from the ledger with the generation a compare-and-swap write must name. */
 export interface Versioned<T> {
@@ -216,19 +217,30 @@ export class LedgerStore {
   }
 
   /**
-   * Writes the status object. Compare-and-swap like every write; a concurrent tick that wrote first wins and
-   * this one's (equivalent) status is dropped.
+   * Writes the status object, carrying the previous one's lag series forward with this tick's sample. Compare-
+   * and-swap like every write; a concurrent tick that wrote first wins and this one's (equivalent) status is
+   * dropped.
    */
-  async writeStatus(status: unknown): Promise<boolean> {
+  async writeStatus(status: PipelineStatus): Promise<boolean> {
     const name = this.paths.status;
     const current = await this.call(`read ${name}`, () => this.store.read(name));
+    const previous = current ? parseOrUndefined(current.data.toString('utf8')) : undefined;
+    const next = withLagSample(previous, status);
     const outcome = await this.call(`write ${name}`, () =>
-      this.store.write(name, Buffer.from(JSON.stringify(status, bigintReplacer, 2)), {
+      this.store.write(name, Buffer.from(JSON.stringify(next, bigintReplacer, 2)), {
         ifGeneration: current?.generation ?? 0,
         contentType: JSON_TYPE,
       }),
     );
     return outcome.ok;
+  }
+}
+
+function parseOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
   }
 }
 

@@ -33,6 +33,36 @@ export interface PipelineStatus {
   listCalls: number;
   /** Every source table the stream watches (and any dropped one): where it goes, its columns, its state. */
   tables: TableStatus[];
+  /** Watermark lag at each of the last ticks, oldest first: at most {@link LAG_HISTORY} (the console's chart). */
+  lagHistory?: LagSample[];
+}
+
+/** One tick's watermark lag. */
+export interface LagSample {
+  at: string;
+  lagSeconds: number;
+}
+
+/** Bounds of the lag series: six hours of one-minute ticks, and never more samples than that. */
+export const LAG_HISTORY = { samples: 360, hours: 6 } as const;
+
+/**
+ * The status to write: `status` with the lag series of the `previous` status object (as read back, so
+ * untrusted) carried forward and this tick's sample appended, trimmed to {@link LAG_HISTORY}.
+ */
+export function withLagSample(previous: unknown, status: PipelineStatus): PipelineStatus {
+  const old = (previous as { lagHistory?: unknown } | undefined)?.lagHistory;
+  const samples: LagSample[] = Array.isArray(old)
+    ? old.filter(
+        (s): s is LagSample =>
+          typeof s === 'object' && s !== null && typeof s.at === 'string' && typeof s.lagSeconds === 'number',
+      )
+    : [];
+  if (status.lagSeconds !== null) samples.push({ at: status.updatedAt, lagSeconds: status.lagSeconds });
+  // RFC 3339 strings with nine fractional digits in UTC compare in time order.
+  const from = new Date(Date.parse(status.updatedAt) - LAG_HISTORY.hours * 3_600_000).toISOString();
+  const kept = samples.filter((s) => s.at.slice(0, 23) >= from.slice(0, 23)).slice(-LAG_HISTORY.samples);
+  return { ...status, lagHistory: kept };
 }
 
 /** Counts partitions by state. */

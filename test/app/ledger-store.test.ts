@@ -1,8 +1,9 @@
 import { LedgerStore } from '../../shared/app/ledger-store';
+import { LAG_HISTORY, type PipelineStatus, withLagSample } from '../../shared/app/status';
 import { SluiceError } from '../../shared/domain/errors';
 import { acquireLease, entriesFromChildPartitions, type PartitionEntry } from '../../shared/domain/ledger';
 import { createLogger } from '../../shared/domain/log';
-import { addMillis, parseTimestamp } from '../../shared/domain/timestamp';
+import { addMillis, formatTimestamp, parseTimestamp } from '../../shared/domain/timestamp';
 import { FlakyStore } from './support/flaky-store';
 
 const T = parseTimestamp('2026-01-01T00:00:00Z');
@@ -144,7 +145,52 @@ describe('LedgerStore', () => {
     expect(g).toBeDefined();
     expect(await ledger.writeManifest({ ...m, writer: 'w2' }, 0)).toBeUndefined();
     expect((await ledger.readManifest())!.value.start).toBe(T);
-    expect(await ledger.writeStatus({ ok: true, at: addMillis(T, 1) })).toBe(true);
-    expect(await ledger.readStatus()).toMatchObject({ ok: true });
+    expect(await ledger.writeStatus(statusAt(formatTimestamp(addMillis(T, 1)), 2))).toBe(true);
+    expect(await ledger.readStatus()).toMatchObject({ pipeline: 'p', lagSeconds: 2 });
+  });
+});
+
+function statusAt(updatedAt: string, lag: number | null): PipelineStatus {
+  return {
+    pipeline: 'p',
+    state: 'running',
+    reason: null,
+    epoch: 0,
+    stream: 'S',
+    updatedAt,
+    watermark: null,
+    lagSeconds: lag,
+    partitions: { waiting: 0, ready: 0, leased: 0, finished: 0, failed: 0, total: 0 },
+    slowest: [],
+    retention: null,
+    lastErrors: [],
+    listCalls: 1,
+  };
+}
+
+describe('the lag series of the status', () => {
+  it('carries the previous samples forward, bounded in count and to the last six hours', () => {
+    let previous: unknown;
+    const start = Date.parse('2025-01-01T00:00:00Z');
+    for (let i = 0; i < LAG_HISTORY.samples + 50; i++) {
+      const at = `${new Date(start + i * 60_000).toISOString().slice(0, 19)}.000000001Z`;
+      previous = withLagSample(previous, statusAt(at, i));
+    }
+    const series = (previous as PipelineStatus).lagHistory!;
+    expect(series).toHaveLength(LAG_HISTORY.samples);
+    expect(series.at(-1)).toEqual({
+      at: '2025-01-01T06:49:00.000000001Z',
+      lagSeconds: LAG_HISTORY.samples + 49,
+    });
+    // A tick hours later keeps only what is within six hours of it.
+    const later = withLagSample(previous, statusAt('2025-01-01T12:00:00.000000000Z', 1));
+    expect(later.lagHistory!.map((s) => s.at)).toEqual([
+      ...series.filter((s) => s.at >= '2025-01-01T06:00').map((s) => s.at),
+      '2025-01-01T12:00:00.000000000Z',
+    ]);
+    // A status without a watermark adds no sample; a garbled series is dropped, not trusted.
+    expect(
+      withLagSample({ lagHistory: [{ at: 1 }, 'x'] }, statusAt('2025-01-01T00:00:00Z', null)).lagHistory,
+    ).toEqual([]);
   });
 });
