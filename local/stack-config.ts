@@ -122,6 +122,8 @@ export interface ReadyInfo {
     backfill: string | null;
     writer: string | null;
   };
+  /** The operator console (`GET /` of the backfill function), null without functions. */
+  console: string | null;
   tables: Array<{ source: string; replica: string | null; history: string | null }>;
   /** Where the functions' log lines are written (set by `npm start`). */
   logFile?: string;
@@ -153,6 +155,7 @@ export function readyInfo(
     gcs: { endpoint: e.gcsUrl, adminUrl: admin.gcs, bucket: LOCAL.bucket },
     tasks: { endpoint: e.tasksHost, adminUrl: admin.tasks },
     functions,
+    console: functions.backfill ? `${functions.backfill}/` : null,
     tables: schema.tables.map((t) => ({ source: t.name, replica: t.replica, history: t.history })),
   };
 }

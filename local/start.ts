@@ -98,6 +98,10 @@ async function main(options: StartOptions): Promise<number> {
   }
   try {
     screen.print(readyLine({ ...stack.ready, logFile: logFile.path }));
+    if (stack.ready.console)
+      screen.print(
+        `console: ${stack.ready.console}  (npx sluice status --url ${stack.ready.functions.backfill})`,
+      );
     interrupts.running = true;
     return await runLocal(stack, options, { screen, interrupted: interrupts.requested });
   } finally {

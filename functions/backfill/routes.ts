@@ -13,8 +13,10 @@ import type { BackfillDeps } from '../../shared/app/backfill/deps';
 import { parsePartitionTask } from '../../shared/domain/backfill/job';
 import { parseBackfillRequest } from '../../shared/domain/backfill/request';
 import { type Audience, httpStatusFor, SluiceError } from '../../shared/domain/errors';
+import { formatSpannerType } from '../../shared/domain/spanner-types';
 import { formatTimestamp } from '../../shared/domain/timestamp';
 import type { HttpRequest, HttpResponse } from '../../shared/http/health';
+import { consolePage } from './console-page';
 
 /** Path of the worker route (the task URL is the function's URL plus this path). */
 export const WORKER_PATH = '/backfills/tasks';
@@ -56,8 +58,52 @@ async function readStatus(deps: BackfillDeps, res: HttpResponse): Promise<void> 
   res.status(200).json(JSON.parse(object.data.toString('utf8')));
 }
 
+/** Express's response, which can send a page as well as JSON. */
+interface PageResponse extends HttpResponse {
+  set(field: string, value: string): unknown;
+  send(body: string): unknown;
+}
+
+function sendConsole(deps: BackfillDeps, res: HttpResponse): void {
+  const page = res as PageResponse;
+  page.status(200);
+  page.set('content-type', 'text/html; charset=utf-8');
+  // The page talks only to this origin: no script, style or request may come from anywhere else.
+  page.set(
+    'content-security-policy',
+    "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'",
+  );
+  page.send(consolePage(deps.config.pipeline));
+}
+
+/** The configured tables, each with its source columns (the console's table panel). */
+async function consoleTables(deps: BackfillDeps, res: HttpResponse): Promise<void> {
+  const tables = await Promise.all(
+    Object.entries(deps.config.tables).map(async ([source, targets]) => {
+      const base = { source, replica: targets.replica ?? null, history: targets.history ?? null };
+      try {
+        const schema = await deps.catalog.tableSchema(source);
+        const columns = schema.columns.map((c) => ({
+          name: c.name,
+          type: formatSpannerType(c.type),
+          nullable: c.nullable,
+        }));
+        return { ...base, primaryKey: schema.primaryKey, columns };
+      } catch (err) {
+        return { ...base, primaryKey: [], columns: [], error: SluiceError.from(err).message };
+      }
+    }),
+  );
+  res.status(200).json({ tables });
+}
+
 async function route(deps: BackfillDeps, req: BackfillHttpRequest, res: HttpResponse): Promise<boolean> {
   const { method, path } = req;
+  if (method === 'GET' && path === '/') {
+    sendConsole(deps, res);
+    return true;
+  }
+  if (method === 'GET' && path === '/console/tables') return consoleTables(deps, res).then(() => true);
   if (method === 'POST' && path === WORKER_PATH) return runTask(deps, req, res).then(() => true);
   if (method === 'POST' && path === '/backfills') return postBackfill(deps, req, res).then(() => true);
   if (method === 'GET' && path === '/backfills') {
