@@ -1,6 +1,6 @@
 /**
  * `npx sluice <command>`: the operator's command line, over the operator function's HTTP routes (the
- * backfill function; docs/operator.md). `--url` (or `SLUICE_OPERATOR_URL`) names the function; against a
+ * backfill function; README, "Operating"). `--url` (or `SLUICE_OPERATOR_URL`) names the function; against a
  * deployment it authenticates with an identity token from Application Default Credentials, against the local
  * stack (`http://127.0.0.1:…`) it calls plainly.
  */
