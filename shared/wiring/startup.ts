@@ -1,7 +1,7 @@
 /**
  * Fail fast: each function checks its configuration when its instance starts (module load), not at the
- * first request. While it is invalid, `GET /healthz` answers 503 with every problem — so Cloud Run's startup
- * probe keeps such a revision from serving — and every other request answers the same 503.
+ * first request. While it is invalid, `GET /healthz` answers 503 with every problem (what a startup probe on
+ * `/healthz` needs to keep such a revision from serving) and every other request answers the same 503.
  */
 import { ConfigError, type ConfigIssue, parseConfig } from '../domain/config';
 import { createLogger } from '../domain/log';
