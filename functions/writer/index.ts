@@ -6,6 +6,7 @@ import { http } from '@google-cloud/functions-framework';
 import { SluiceError } from '../../shared/domain/errors';
 import { createLogger, type Logger } from '../../shared/domain/log';
 import { answerHealth, answerNotFound, type HttpRequest, type HttpResponse } from '../../shared/http/health';
+import { checkInstance, failFast } from '../../shared/wiring/startup';
 import { type WriterInstance, writerOfInstance } from '../../shared/wiring/writer';
 
 /** The request as the functions framework passes it (Express adds `rawBody`). */
@@ -68,7 +69,7 @@ function fail(res: HttpResponse, err: unknown, what: string, log?: Logger): void
   res.status(status).json({ error: { code: status, kind: e.kind, message: e.message } });
 }
 
-/** Handles one HTTP request to the writer function. */
-export const writer = createWriterHandler(writerOfInstance);
+/** Handles one HTTP request to the writer function; the configuration is checked when the instance starts. */
+export const writer = failFast(checkInstance('writer'), createWriterHandler(writerOfInstance));
 
 http('writer', writer);

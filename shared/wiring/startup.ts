@@ -5,12 +5,13 @@
  */
 import { ConfigError, type ConfigIssue, parseConfig } from '../domain/config';
 import { createLogger } from '../domain/log';
+import { parseWriterConfig } from '../domain/writer/config';
 import type { HttpRequest, HttpResponse } from '../http/health';
 import { parseDeploymentSettings } from './settings';
 import { describeUnknown, unknownVariables } from './variables';
 
 /** The functions whose configuration is checked. */
-export type CheckedFunction = 'scheduler' | 'reader' | 'backfill';
+export type CheckedFunction = 'scheduler' | 'reader' | 'backfill' | 'writer';
 
 /** Outcome of the startup check. */
 export interface StartupCheck {
@@ -43,9 +44,10 @@ function requireSet(problems: string[], env: Record<string, string | undefined>,
 /** Checks the environment of one function. Pure: reads only `env`. */
 export function checkStartup(fn: CheckedFunction, env: Record<string, string | undefined>): StartupCheck {
   const problems: string[] = [];
-  collect(problems, () => parseConfig(env));
+  if (fn === 'writer') collect(problems, () => parseWriterConfig(env));
+  else collect(problems, () => parseConfig(env));
   if (fn === 'backfill') requireSet(problems, env, ['SLUICE_BACKFILL_QUEUE', 'SLUICE_BACKFILL_URL']);
-  else collect(problems, () => parseDeploymentSettings(env));
+  if (fn === 'scheduler' || fn === 'reader') collect(problems, () => parseDeploymentSettings(env));
   const unknown = unknownVariables(env);
   // A required variable reported missing while a near spelling of it is set: say so on that line.
   const hinted = problems.map((p) => {

@@ -5,6 +5,7 @@
  */
 import { ENV_VARIABLES } from '../domain/config';
 import { nearest } from '../domain/suggest';
+import { WRITER_VARIABLES } from '../domain/writer/config';
 import { DEPLOYMENT_VARIABLES } from './settings';
 
 /** Endpoint overrides of the local stack and tests (`endpointsFromEnv`); unset in production. */
@@ -23,6 +24,7 @@ export const KNOWN_VARIABLES: readonly string[] = [
   ...new Set([
     ...Object.values(ENV_VARIABLES),
     ...DEPLOYMENT_VARIABLES,
+    ...WRITER_VARIABLES,
     ...ENDPOINT_VARIABLES,
     ...OTHER_VARIABLES,
   ]),

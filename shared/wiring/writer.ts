@@ -34,8 +34,7 @@ export async function createWriterFromEnv(
 ): Promise<WriterInstance> {
   const config = parseWriterConfig(env);
   const log = createLogger(logSink, { pipeline: config.pipeline });
-  const unknown = unknownVariables(env, [...WRITER_VARIABLES, ...DEPLOYMENT_VARIABLES]);
-  if (unknown.length > 0) log.warn('config.unknown-variables', { variables: unknown });
+  // Unknown variables are warned about once, at instance start (`checkInstance` in ./startup).
   const spanner = new Spanner({ projectId: config.project });
   const database = spanner.instance(config.instance).database(config.database);
   const gcs = endpointsFromEnv(env).gcs;

@@ -104,7 +104,7 @@ it('knows every SLUICE_* variable the functions read, and each is documented', (
       .flatMap((f) => readFileSync(f, 'utf8').match(/SLUICE_[A-Z0-9_]*[A-Z0-9]/g) ?? []),
   );
   expect([...read].filter((v) => !KNOWN_VARIABLES.includes(v))).toEqual([]);
-  const docs = ['configuration.md', 'local.md']
+  const docs = ['configuration.md', 'local.md', 'writer.md']
     .map((d) => readFileSync(join(ROOT, 'docs', d), 'utf8'))
     .join('\n');
   expect(KNOWN_VARIABLES.filter((v) => !docs.includes(`\`${v}\``))).toEqual([]);
