@@ -12,7 +12,12 @@ import { FunctionProcess } from '../../local/function-process';
 import { functionProcesses, processesWith, ROOT, Terminal } from './support/terminal';
 
 let terminal: Terminal | undefined;
-afterEach(() => terminal?.kill());
+/** Scripts started by a test, killed however the test ends (a failed assertion must not leave a stack). */
+const scripts: Array<{ kill(): void }> = [];
+afterEach(() => {
+  terminal?.kill();
+  for (const s of scripts.splice(0)) s.kill();
+});
 
 async function run(args: string): Promise<{ code: number | null; output: string }> {
   terminal = new Terminal(`npm start -- ${args}`);
@@ -107,6 +112,7 @@ async function scriptWithStack(then: 'throw' | 'wait'): Promise<{
   child.stdout.on('data', take);
   child.stderr.on('data', take);
   const exited = new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
+  scripts.push({ kill: () => child.kill('SIGKILL') });
   const deadline = Date.now() + 50_000;
   while (!/functions \{.*\}/.test(out) && Date.now() < deadline) {
     if (child.exitCode !== null) break;
