@@ -10,11 +10,9 @@ import { GcsObjectStore } from '../adapters/gcs/object-store';
 import { SpannerMutationSink } from '../adapters/spanner/mutation-sink';
 import { SpannerWriterCatalog } from '../adapters/spanner/writer-catalog';
 import { MutationWriter } from '../app/writer/writer';
-import { unknownVariables } from '../domain/config';
 import { createLogger, type Logger } from '../domain/log';
-import { parseWriterConfig, WRITER_VARIABLES, type WriterConfig } from '../domain/writer/config';
+import { parseWriterConfig, type WriterConfig } from '../domain/writer/config';
 import { endpointsFromEnv } from './clients';
-import { DEPLOYMENT_VARIABLES } from './settings';
 
 /** A built writer and how to close its clients. */
 export interface WriterInstance {
