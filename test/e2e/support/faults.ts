@@ -190,8 +190,10 @@ export function killAfterAck(): FaultPlan {
 }
 
 /**
- * A reader stalls in BigQuery past its lease (appends held back longer than the 10 s lease): the scheduler
- * hands the partition to another reader, and the first one carries on with its old cursor afterwards.
+ * A reader stalls in BigQuery past its lease: one history append (its reader provably mid-window, holding the
+ * lease) is held back 25 s, well past the 10 s lease, so the scheduler's takeover (ticks every 500 ms) has
+ * time to reach another attempt even on a loaded machine; the first one carries on with its old cursor
+ * afterwards and its next ledger write is refused.
  */
 export function slowReader(): FaultPlan {
   let step0 = -1;
@@ -199,8 +201,13 @@ export function slowReader(): FaultPlan {
     async beforeStep(ctx, step) {
       if (step === 0) step0 = ctx.rng.int(6, 20);
       if (step !== step0) return;
-      ctx.stack.emulators.bigquery.admin.delayAppends(12_000, 2);
-      ctx.log.push(`slow reader: appends held 12 s (lease 10 s) before step ${step}`);
+      ctx.stack.emulators.bigquery.admin.faults.add({
+        method: 'AppendRows',
+        times: 1,
+        delayMs: 25_000,
+        target: '_history/streams/',
+      });
+      ctx.log.push(`slow reader: one history append held 25 s (lease 10 s) before step ${step}`);
     },
   };
 }
