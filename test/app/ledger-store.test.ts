@@ -165,6 +165,7 @@ function statusAt(updatedAt: string, lag: number | null): PipelineStatus {
     retention: null,
     lastErrors: [],
     listCalls: 1,
+    tables: [],
   };
 }
 
