@@ -14,6 +14,7 @@ import { parsePartitionTask } from '../../shared/domain/backfill/job';
 import { parseBackfillRequest } from '../../shared/domain/backfill/request';
 import { type Audience, httpStatusFor, SluiceError } from '../../shared/domain/errors';
 import { formatSpannerType } from '../../shared/domain/spanner-types';
+import { type TableTargets, targetsFor } from '../../shared/domain/table-rules';
 import { formatTimestamp } from '../../shared/domain/timestamp';
 import type { HttpRequest, HttpResponse } from '../../shared/http/health';
 import { consolePage } from './console-page';
@@ -77,9 +78,28 @@ function sendConsole(deps: BackfillDeps, res: HttpResponse): void {
 }
 
 /** The configured tables, each with its source columns (the console's table panel). */
+/**
+ * The replicated source tables: the explicit entries of `SLUICE_TABLES`, and every table the last status
+ * lists as replicated (the all-tables rule `"*"` resolves only against the stream's watched tables).
+ */
+async function replicatedTables(deps: BackfillDeps): Promise<Array<[string, TableTargets]>> {
+  const out = new Map<string, TableTargets>(Object.entries(deps.config.tables));
+  const object = await deps.store.read(`${deps.config.pipeline}/status.json`);
+  const listed = object
+    ? (JSON.parse(object.data.toString('utf8')) as { tables?: unknown }).tables
+    : undefined;
+  for (const t of Array.isArray(listed) ? listed : []) {
+    const source = (t as { source?: unknown }).source;
+    if (typeof source !== 'string' || out.has(source)) continue;
+    const targets = targetsFor(deps.config, source);
+    if (targets) out.set(source, targets);
+  }
+  return [...out].sort(([a], [b]) => a.localeCompare(b));
+}
+
 async function consoleTables(deps: BackfillDeps, res: HttpResponse): Promise<void> {
   const tables = await Promise.all(
-    Object.entries(deps.config.tables).map(async ([source, targets]) => {
+    (await replicatedTables(deps)).map(async ([source, targets]) => {
       const base = { source, replica: targets.replica ?? null, history: targets.history ?? null };
       try {
         const schema = await deps.catalog.tableSchema(source);
