@@ -58,7 +58,8 @@ export function racingBackfill(options: { prefill?: number; startAt?: number } =
     },
     async afterWorkload(ctx) {
       if (!id) throw new Error('the backfill was never requested');
-      done = await awaitJob(url(ctx), id, 20_000);
+      // A fault family may hold one of its history appends back for 25 s (the slow reader's hold).
+      done = await awaitJob(url(ctx), id, 45_000);
     },
   };
 }
