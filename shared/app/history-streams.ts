@@ -8,9 +8,10 @@
 
 import type { HistoryRow } from '../domain/history-rows';
 import {
-  carriedOffset,
   type HistoryCursor,
   type HistoryCursors,
+  HistorySourcesChangedError,
+  offsetForSources,
   type RotationPolicy,
   type RotationReason,
   rotationDue,
@@ -26,6 +27,8 @@ export interface HistoryStreamsContext {
   policy: RotationPolicy;
   now: () => Timestamp;
   log: Logger;
+  /** Which source tables feed a history table under the configuration (`historySources`, ADR-1605). */
+  sourcesOf: (destination: string) => string;
 }
 
 /** Cursors of one partition's history tables, in memory while a window runs. */
@@ -65,9 +68,16 @@ export class HistoryStreams {
         changed = true;
         continue;
       }
-      const reason = rotationDue(cursor, {
+      const sources = this.ctx.sourcesOf(destination);
+      if (cursor.sources === undefined) {
+        // Written before the sources were recorded: they are taken to be today's (ADR-1605 trade-off).
+        this.cursors[destination] = { ...cursor, sources };
+        changed = true;
+      }
+      const reason = rotationDue(this.cursors[destination]!, {
         now: this.ctx.now(),
         tableSchema: await this.ctx.sink.tableSchema(destination),
+        sources,
         policy: this.ctx.policy,
       });
       if (reason) {
@@ -82,12 +92,14 @@ export class HistoryStreams {
    * Replaces a destination's stream: finalize it (so nothing more can be appended there), read its row
    * count, and carry the rows it holds past the cursor into the new cursor's (negative) offset.
    * @throws SluiceError (`permanent`) when the stream holds fewer rows than the ledger counts as written.
+   * @throws HistorySourcesChangedError when it holds rows past the cursor written while other source tables
+   *   fed the history table.
    */
   async replace(destination: string, reason: RotationReason): Promise<void> {
     const old = this.cursors[destination];
     if (!old) return this.open(destination, 0, 'new');
     this.ctx.sink.releaseStreams([old.stream]);
-    const counted = await this.ctx.sink.finalizeStream(destination, old.stream);
+    const counted = await this.finalizeCounted(destination, old);
     if (counted === null) {
       this.ctx.log.warn('history.stream-count-unknown', {
         destination,
@@ -95,12 +107,44 @@ export class HistoryStreams {
         reason,
         assumed: Math.max(old.offset, 0),
         detail:
-          'BigQuery no longer reports the row count of this stream; taken to hold what the ledger recorded. ' +
-          'Rows an attempt appended past that and never recorded (a crash more than three days ago) would be written again.',
+          'BigQuery reported no row count for this stream (it no longer knows it, or did not say); taken to hold ' +
+          'what the ledger recorded. Rows an attempt appended past that and never recorded would be written again.',
       });
     }
     const rowCount = counted ?? Math.max(old.offset, 0);
-    await this.open(destination, carriedOffset(old, rowCount), reason, { stream: old.stream, rowCount });
+    await this.open(destination, this.offsetAfter(destination, old, rowCount), reason, {
+      stream: old.stream,
+      rowCount,
+    });
+  }
+
+  /**
+   * Finalizes a cursor's stream and returns its row count, null when unknown: gone, or answered as 0 while the
+   * ledger counts rows acknowledged — proto3 gives row_count no presence, so an answer without it reads as 0,
+   * and that is never taken for rows BigQuery lost.
+   */
+  private async finalizeCounted(destination: string, cursor: HistoryCursor): Promise<number | null> {
+    const answered = await this.ctx.sink.finalizeStream(destination, cursor.stream);
+    return answered === 0 && cursor.offset > 0 ? null : answered;
+  }
+
+  /** The new stream's offset ({@link offsetForSources}); a change of sources it refuses is logged at ERROR. */
+  private offsetAfter(destination: string, old: HistoryCursor, rowCount: number): number {
+    try {
+      return offsetForSources(old, rowCount, { destination, sources: this.ctx.sourcesOf(destination) });
+    } catch (err) {
+      if (err instanceof HistorySourcesChangedError) {
+        const { before, now, pastCursor } = err;
+        this.ctx.log.error('history.sources-changed', err, {
+          destination,
+          stream: old.stream,
+          before,
+          now,
+          pastCursor,
+        });
+      }
+      throw err;
+    }
   }
 
   private async open(
@@ -115,6 +159,7 @@ export class HistoryStreams {
       offset,
       createdAt: created.createdAt,
       schema: created.schema,
+      sources: this.ctx.sourcesOf(destination),
     };
     this.ctx.log.info(reason === 'new' ? 'history.stream-created' : 'history.stream-rotated', {
       destination,
@@ -155,7 +200,7 @@ export class HistoryStreams {
     for (const [destination, cursor] of Object.entries(this.cursors)) {
       try {
         this.ctx.sink.releaseStreams([cursor.stream]);
-        const rows = await this.ctx.sink.finalizeStream(destination, cursor.stream);
+        const rows = await this.finalizeCounted(destination, cursor);
         if (rows !== null && rows !== Math.max(cursor.offset, 0)) {
           this.ctx.log.error('history.stream-count-mismatch', undefined, {
             destination,

@@ -25,6 +25,7 @@ import {
   type Window,
   type WindowProgress,
 } from '../domain/ledger';
+import { historySources } from '../domain/table-rules';
 import { diffMillis, type Timestamp } from '../domain/timestamp';
 import type { ChangeSource } from '../ports/change-source';
 import { StreamUnusableError } from './history-append';
@@ -74,7 +75,13 @@ class WindowRun {
     const { config, runtime, sinks } = ctx;
     const policy = { maxAgeMs: config.history.streamMaxAgeMs, maxRows: config.history.streamMaxRows };
     this.streams = new HistoryStreams(
-      { sink: sinks.history, policy, now: runtime.now, log: runtime.log },
+      {
+        sink: sinks.history,
+        policy,
+        now: runtime.now,
+        log: runtime.log,
+        sourcesOf: (destination) => historySources(config, destination),
+      },
       entry.history,
     );
     this.ackedHistory = entry.history;

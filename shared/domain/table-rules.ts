@@ -124,6 +124,36 @@ export function targetsFor(rules: TableRules, table: string): TableTargets | und
   return out;
 }
 
+/** True when some source table's name makes `template` give `destination`. */
+function templateGives(template: string, destination: string): boolean {
+  const [pre = '', post = ''] = template.split('{table}');
+  if (!destination.startsWith(pre) || !destination.endsWith(post)) return false;
+  const middle = destination.slice(pre.length, destination.length - post.length);
+  return destination.length > pre.length + post.length && /^[a-z0-9_]+$/.test(middle);
+}
+
+/**
+ * Which source tables the rules send to the history table `destination`, as a deterministic text: the
+ * explicit entries naming it (sorted), then `*=<template>` when the all-tables rule can produce it, followed
+ * by `-<table>` for each table the rule would send there but an explicit entry or an exclusion keeps away.
+ * Equal texts mean the same set of source tables (also for tables created later); the history rows after a
+ * position depend on this set (ADR-1605). Empty when nothing feeds `destination`.
+ */
+export function historySources(rules: TableRules, destination: string): string {
+  const parts = Object.keys(rules.tables)
+    .filter((t) => rules.tables[t]?.history === destination)
+    .sort();
+  const template = rules.allTables?.history;
+  if (template && templateGives(template, destination)) {
+    parts.push(`*=${template}`);
+    const overridden = [...Object.keys(rules.tables), ...rules.excludedTables].filter(
+      (t) => rules.tables[t]?.history !== destination && applyTemplate(template, t) === destination,
+    );
+    for (const t of [...new Set(overridden)].sort()) parts.push(`-${t}`);
+  }
+  return parts.join(',');
+}
+
 /** Why a table is not replicated (for the log line and the status), or undefined when it is. */
 export function notReplicatedReason(rules: TableRules, table: string): string | undefined {
   if (targetsFor(rules, table)) return undefined;

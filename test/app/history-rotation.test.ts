@@ -122,3 +122,27 @@ it('replaces a stream BigQuery forgot or that was finalized elsewhere, and loses
   expect(new Set(ids).size).toBe(ids.length);
   history.close();
 });
+
+it('takes a finalize answer without a row count as unknown, not as rows BigQuery lost', async () => {
+  const { h, history, bigquery, dataset } = await setup();
+  await commitAndCatchUp(h, 20, 0);
+  // FinalizeWriteStream answers without row_count (the client reads it as 0) from now on.
+  const rule = emu.admin.faults.add({ method: 'FinalizeWriteStream', times: Infinity, omit: ['rowCount'] });
+  try {
+    const table = bigquery.dataset(dataset).table('orders_history');
+    const [m] = await table.getMetadata();
+    await table.setMetadata({
+      schema: { fields: [...m.schema.fields, { name: 'added_later', type: 'STRING', mode: 'NULLABLE' }] },
+    });
+    await commitAndCatchUp(h, 20, 20);
+  } finally {
+    emu.admin.faults.clear(rule);
+  }
+  expect(h.events('history.stream-rotated').filter((e) => e.reason === 'schema').length).toBeGreaterThan(0);
+  expect(h.events('history.stream-count-unknown').length).toBeGreaterThan(0);
+  expect((await h.tick()).status!.partitions.failed).toBe(0);
+  const ids = changeIds(dataset);
+  expect(ids).toHaveLength(committedMods(h));
+  expect(new Set(ids).size).toBe(ids.length);
+  history.close();
+});

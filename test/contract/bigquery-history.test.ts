@@ -135,3 +135,35 @@ it('re-creates a completeness table keyed by source table alone with the (source
   expect(rows.sort()).toEqual(['singers', 'singers_history']);
   sink.close();
 });
+
+it('reads a FinalizeWriteStream answer without a row count as 0 (proto3 gives the field no presence)', async () => {
+  // So 0 means "none, or not reported": HistoryStreams takes a 0 below the ledger's count as unknown.
+  const { history } = await fresh();
+  await history.ensureTable('h');
+  const s = await history.createStream('h', 'committed');
+  expect(await history.appendAt('h', s.name, 0, rowsOf(3))).toEqual({ kind: 'appended' });
+  const rule = emu.admin.faults.add({ method: 'FinalizeWriteStream', times: 1, omit: ['rowCount'] });
+  try {
+    expect(await history.finalizeStream('h', s.name)).toBe(0);
+    // Answered with the count again, it is the count.
+    expect(await history.finalizeStream('h', s.name)).toBe(3);
+  } finally {
+    emu.admin.faults.clear(rule);
+    history.close();
+  }
+});
+
+it('dates a stream whose CreateWriteStream answer has no creation time by its own clock, not the epoch', async () => {
+  const { history } = await fresh();
+  await history.ensureTable('h');
+  const rule = emu.admin.faults.add({ method: 'CreateWriteStream', times: 1, omit: ['createTime'] });
+  try {
+    const before = BigInt(Date.now()) * 1_000_000n;
+    const s = await history.createStream('h', 'committed');
+    expect(BigInt(s.createdAt)).toBeGreaterThanOrEqual(before);
+    expect(BigInt(s.createdAt)).toBeLessThanOrEqual(BigInt(Date.now()) * 1_000_000n);
+  } finally {
+    emu.admin.faults.clear(rule);
+    history.close();
+  }
+});

@@ -47,7 +47,9 @@ function unary(
     void sleep(fault?.delayMs ?? 0).then(() => {
       if (fault?.code) return callback({ code: fault.code, details: fault.message ?? 'Injected failure' });
       try {
-        callback(null, fn(call.request));
+        const response = fn(call.request);
+        for (const field of fault?.omit ?? []) delete response[field];
+        callback(null, response);
       } catch (err) {
         if (!(err instanceof WriteError))
           return callback({ code: grpc.status.INTERNAL, details: String(err) });

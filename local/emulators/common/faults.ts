@@ -32,6 +32,11 @@ export interface FaultRule {
    * emulator's AppendRows: the write stream name). Calls with no subject never match a targeted rule.
    */
   target?: string;
+  /**
+   * For unary calls: answer normally but leave these top-level fields out of the response (a service that
+   * does not report them, e.g. BigQuery's FinalizeWriteStream `rowCount`).
+   */
+  omit?: string[];
 }
 
 /** A rule as stored, with its id and how often it fired. */

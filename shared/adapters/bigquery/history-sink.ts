@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { managedwriter, protos } from '@google-cloud/bigquery-storage';
 import { SluiceError } from '../../domain/errors';
 import { HISTORY_TABLE_FIELDS, HISTORY_TABLE_LAYOUT, type HistoryRow } from '../../domain/history-rows';
-import { fromSecondsAndNanos } from '../../domain/timestamp';
+import { fromEpochMillis, fromSecondsAndNanos, type Timestamp } from '../../domain/timestamp';
 import { planFields } from '../../domain/type-changes';
 import type { HistorySink, HistoryStream, OffsetAppendResult } from '../../ports/sinks';
 import { type AppendLimits, DEFAULT_APPEND_LIMITS } from './default-stream';
@@ -26,6 +26,8 @@ export interface HistorySinkOptions extends DatasetRef {
    * to the table shows within this, so streams of the older schema are replaced.
    */
   schemaTtlMs?: number;
+  /** Clock dating a stream whose creation answer has no time (default: the system clock). */
+  now?: () => Timestamp;
 }
 
 const NOT_FOUND = 5;
@@ -111,7 +113,12 @@ export class BigQueryHistorySink implements HistorySink {
     const created = stream.createTime;
     return {
       name: stream.name,
-      createdAt: fromSecondsAndNanos(String(created?.seconds ?? 0), Number(created?.nanos ?? 0)),
+      // Without a creation time the stream is dated now (when it is recorded): the epoch would make it
+      // due for rotation by age at every flush.
+      createdAt:
+        created?.seconds === undefined || created.seconds === null
+          ? this.now()
+          : fromSecondsAndNanos(String(created.seconds), Number(created.nanos ?? 0)),
       schema: await this.tableSchema(destination),
     };
   }
@@ -129,7 +136,9 @@ export class BigQueryHistorySink implements HistorySink {
     await this.writers.close(stream);
     try {
       const response = await this.clients.writer.finalizeWriteStream({ name: stream });
-      return Number(response.rowCount ?? 0);
+      // Not reported is not "empty": the caller takes an unknown count from the ledger and says so.
+      if (response.rowCount === undefined || response.rowCount === null) return null;
+      return Number(response.rowCount);
     } catch (err) {
       if ((err as { code?: unknown }).code === NOT_FOUND) return null;
       throw err;
@@ -163,6 +172,10 @@ export class BigQueryHistorySink implements HistorySink {
   /** Closes the Storage Write connections. */
   close(): void {
     void this.writers.closeAll();
+  }
+
+  private now(): Timestamp {
+    return (this.options.now ?? (() => fromEpochMillis(Date.now())))();
   }
 
   private path(destination: string): string {

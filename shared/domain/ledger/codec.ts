@@ -25,6 +25,8 @@ const cursorSchema = z.strictObject({
   offset: z.number().int().min(-Number.MAX_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER),
   createdAt: timestampString,
   schema: z.string().min(1),
+  // Absent in cursors written before the feeding source tables were recorded (ADR-1605).
+  sources: z.string().optional(),
 });
 
 const entrySchema = z.strictObject({

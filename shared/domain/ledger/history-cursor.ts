@@ -21,6 +21,11 @@ export interface HistoryCursor {
   createdAt: Timestamp;
   /** Fingerprint of the table schema the stream was created with (rotation after a schema change). */
   schema: string;
+  /**
+   * Which source tables feed the history table (`historySources`) when rows went to this stream: the rows
+   * after the position are a function of it (ADR-1605). Absent in cursors written before it was recorded.
+   */
+  sources?: string;
 }
 
 /** Cursors of one partition, by history table (destination). */
@@ -41,7 +46,9 @@ export type RotationReason =
   /** BigQuery refused the writer's schema for the stream. */
   | 'schema-refused'
   /** An offset the ledger counts as written is beyond the stream's end: re-read the stream's row count. */
-  | 'out-of-range';
+  | 'out-of-range'
+  /** Another set of source tables feeds the history table now (`SLUICE_TABLES` changed). */
+  | 'sources';
 
 /** The bounds a stream is rotated at. */
 export interface RotationPolicy {
@@ -50,13 +57,15 @@ export interface RotationPolicy {
 }
 
 /**
- * Whether a stream should be replaced before more rows go to it: a schema other than the table's current
- * one, an age or a size at the policy's bound. Null when it can take more rows.
+ * Whether a stream should be replaced before more rows go to it: other source tables feeding the history
+ * table than when rows went to it, a schema other than the table's current one, an age or a size at the
+ * policy's bound. Null when it can take more rows.
  */
 export function rotationDue(
   cursor: HistoryCursor,
-  args: { now: Timestamp; tableSchema: string; policy: RotationPolicy },
+  args: { now: Timestamp; tableSchema: string; sources: string; policy: RotationPolicy },
 ): RotationReason | null {
+  if (cursor.sources !== undefined && cursor.sources !== args.sources) return 'sources';
   if (cursor.schema !== args.tableSchema) return 'schema';
   if (diffMillis(args.now, cursor.createdAt) >= args.policy.maxAgeMs) return 'age';
   if (cursor.offset >= args.policy.maxRows) return 'size';
@@ -83,6 +92,53 @@ export function carriedOffset(cursor: HistoryCursor, rowCount: number): number {
   return cursor.offset - rowCount;
 }
 
+/**
+ * The history table is fed by another set of source tables than when rows went past the ledger's cursor
+ * (a crash, or a reader that lost its lease): the rows the re-read puts at those offsets are not the rows
+ * there, so neither skipping nor writing them is right. Permanent: an operator restores the mapping.
+ */
+export class HistorySourcesChangedError extends SluiceError {
+  constructor(
+    readonly destination: string,
+    readonly stream: string,
+    readonly before: string,
+    readonly now: string,
+    readonly pastCursor: number,
+  ) {
+    super(
+      'permanent',
+      `history.sources-changed: history table ${destination} was fed by source tables [${before}] when ` +
+        `${pastCursor} rows went to stream ${stream} past the position the ledger recorded, and is fed by ` +
+        `[${now}] now, so re-reading the partition would not line those rows up. Restore the SLUICE_TABLES ` +
+        'entries that fed it, retry the partition and let it read past the rows, then change SLUICE_TABLES again',
+    );
+  }
+}
+
+/**
+ * The offset in a new stream for `cursor`'s rows after its stream was finalized with `rowCount` rows, when the
+ * history table is now fed by `sources`: as {@link carriedOffset}, but with other source tables than the
+ * cursor's only when no row lies past the cursor (none carried, none pending).
+ * @throws HistorySourcesChangedError when rows past the cursor were written with the other sources.
+ * @throws SluiceError (`permanent`) as {@link carriedOffset}.
+ */
+export function offsetForSources(
+  cursor: HistoryCursor,
+  rowCount: number,
+  args: { destination: string; sources: string },
+): number {
+  const offset = carriedOffset(cursor, rowCount);
+  if (cursor.sources === undefined || cursor.sources === args.sources || offset === 0) return offset;
+  const pastCursor = rowCount - cursor.offset;
+  throw new HistorySourcesChangedError(
+    args.destination,
+    cursor.stream,
+    cursor.sources,
+    args.sources,
+    pastCursor,
+  );
+}
+
 /** The cursor after `rows` more rows of the partition's history are in the stream (written or found there). */
 export function advanceCursor(cursor: HistoryCursor, rows: number): HistoryCursor {
   return rows === 0 ? cursor : { ...cursor, offset: cursor.offset + rows };
@@ -101,7 +157,8 @@ export function sameCursors(a: HistoryCursors, b: HistoryCursors): boolean {
       x.stream === y.stream &&
       x.offset === y.offset &&
       x.createdAt === y.createdAt &&
-      x.schema === y.schema
+      x.schema === y.schema &&
+      x.sources === y.sources
     );
   });
 }

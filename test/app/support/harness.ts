@@ -42,7 +42,9 @@ export class Harness {
   readonly completeness = new MemoryCompleteness();
   readonly lines: Array<Record<string, unknown>> = [];
   private readonly historySink: HistorySink;
-  readonly settings: AppSettings;
+  /** Settings of the readers and schedulers made from now on (see {@link reconfigure}). */
+  settings: AppSettings;
+  private readonly configInput: PipelineConfigInput;
   readonly ledger: LedgerStore;
   readonly outcomes: TaskOutcome[] = [];
 
@@ -51,7 +53,7 @@ export class Harness {
     this.historySink = options.historySink ?? this.history;
     this.script = new ScriptedStream(T0, options.roots ?? 2);
     this.catalog = new ScriptCatalog(this.script);
-    const config = parseConfigObject({
+    this.configInput = {
       project: 'test-project',
       spanner: { instance: 'inst', database: 'db', stream: 'Changes' },
       bigquery: { dataset: 'ds' },
@@ -62,7 +64,8 @@ export class Harness {
       heartbeatMs: 2_000,
       window: { maxMs: 30_000, longPollMs: 1_000 },
       ...options.config,
-    });
+    };
+    const config = parseConfigObject(this.configInput);
     this.settings = {
       config,
       readerUrl: 'http://127.0.0.1/reader',
@@ -80,6 +83,14 @@ export class Harness {
       maxDelayMs: 1,
       sleep: async () => undefined,
     });
+  }
+
+  /**
+   * A new deployment with other settings (e.g. `SLUICE_TABLES` edited): readers and schedulers made from now
+   * on use them; the ledger, the sinks and the change stream stay.
+   */
+  reconfigure(config: Partial<PipelineConfigInput>): void {
+    this.settings = { ...this.settings, config: parseConfigObject({ ...this.configInput, ...config }) };
   }
 
   runtime() {

@@ -2,6 +2,7 @@
 import {
   applyTemplate,
   destinationPart,
+  historySources,
   notReplicatedReason,
   tableRulesJson,
   tableRulesSchema,
@@ -38,5 +39,27 @@ describe('table rules', () => {
 
   it('round-trips through its JSON form', () => {
     expect(tableRulesSchema.parse(tableRulesJson(rules))).toEqual(rules);
+  });
+
+  it('names the source tables feeding a history table: same text exactly when the same tables feed it', () => {
+    const explicit = tableRulesSchema.parse({
+      Orders: { history: 'h' },
+      Items: { history: 'h' },
+      X: { replica: 'x' },
+    });
+    expect(historySources(explicit, 'h')).toBe('Items,Orders');
+    expect(historySources(explicit, 'other')).toBe('');
+    expect(historySources(rules, 'customers_history')).toBe('*={table}_history');
+    // Orders has an explicit entry without history: the rule would have sent it to orders_history.
+    expect(historySources(rules, 'orders_history')).toBe('*={table}_history,-Orders');
+    expect(historySources(rules, 'secrets_history')).toBe('*={table}_history,-Secrets');
+    expect(historySources(rules, 'orders_v2')).toBe('');
+    const shared = tableRulesSchema.parse({ '*': { history: true }, Legacy: { history: 'orders_history' } });
+    expect(historySources(shared, 'orders_history')).toBe('Legacy,*={table}_history');
+    // Editing which tables feed it changes the text; editing what feeds other tables does not.
+    const edited = tableRulesSchema.parse({ Orders: { history: 'h' }, X: { replica: 'x', history: 'y' } });
+    expect(historySources(edited, 'h')).not.toBe(historySources(explicit, 'h'));
+    const unrelated = tableRulesSchema.parse({ Orders: { history: 'h' }, Items: { history: 'h' }, X: false });
+    expect(historySources(unrelated, 'h')).toBe(historySources(explicit, 'h'));
   });
 });
