@@ -29,6 +29,12 @@ export interface HistoryStreamsContext {
   log: Logger;
   /** Which source tables feed a history table under the configuration (`historySources`, ADR-1605). */
   sourcesOf: (destination: string) => string;
+  /**
+   * Renews the partition's lease in one ledger compare-and-swap, throwing a `conflict` when it was lost: run
+   * before a stream is finalized to replace it, so a reader whose lease expired cannot finalize the stream its
+   * successor is writing to (ADR-1607).
+   */
+  fence: () => Promise<void>;
 }
 
 /** Cursors of one partition's history tables, in memory while a window runs. */
@@ -89,7 +95,8 @@ export class HistoryStreams {
   }
 
   /**
-   * Replaces a destination's stream: finalize it (so nothing more can be appended there), read its row
+   * Replaces a destination's stream: renew the lease (a reader that lost it stops here), finalize the stream
+   * (so nothing more can be appended there), read its row
    * count, and carry the rows it holds past the cursor into the new cursor's (negative) offset.
    * @throws SluiceError (`permanent`) when the stream holds fewer rows than the ledger counts as written.
    * @throws HistorySourcesChangedError when it holds rows past the cursor written while other source tables
@@ -98,6 +105,7 @@ export class HistoryStreams {
   async replace(destination: string, reason: RotationReason): Promise<void> {
     const old = this.cursors[destination];
     if (!old) return this.open(destination, 0, 'new');
+    await this.ctx.fence();
     this.ctx.sink.releaseStreams([old.stream]);
     const counted = await this.finalizeCounted(destination, old);
     if (counted === null) {

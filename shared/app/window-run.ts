@@ -81,6 +81,7 @@ class WindowRun {
         now: runtime.now,
         log: runtime.log,
         sourcesOf: (destination) => historySources(config, destination),
+        fence: () => this.renew(),
       },
       entry.history,
     );
@@ -131,6 +132,26 @@ class WindowRun {
     }
   }
 
+  /** Renews the lease alone (one compare-and-swap); a `conflict` when another reader holds it now. */
+  async renew(): Promise<void> {
+    const { holder, config, ledger, runtime } = this.ctx;
+    const out = await ledger.updatePartition(this.entry.epoch, this.entry.id, (e, writer) =>
+      renewLease(e, { holder, now: runtime.now(), durationMs: config.leaseMs, writer }),
+    );
+    this.entry = this.held(out);
+  }
+
+  /** The entry a compare-and-swap of this reader wrote; a `conflict` when the lease is lost. */
+  private held(out: Awaited<ReturnType<LedgerStore['updatePartition']>>): PartitionEntry {
+    if (out.kind === 'missing' || out.kind === 'refused') {
+      throw new SluiceError(
+        'conflict',
+        `lost the lease of ${this.entry.id}: ${out.kind === 'refused' ? out.message : 'entry gone'}`,
+      );
+    }
+    return out.entry;
+  }
+
   /**
    * Records the acknowledged boundary and the history cursors that belong to it in the ledger, and renews the
    * lease (one compare-and-swap write).
@@ -152,13 +173,7 @@ class WindowRun {
         writer,
       });
     });
-    if (out.kind === 'missing' || out.kind === 'refused') {
-      throw new SluiceError(
-        'conflict',
-        `lost the lease of ${this.entry.id}: ${out.kind === 'refused' ? out.message : 'entry gone'}`,
-      );
-    }
-    this.entry = out.entry;
+    this.entry = this.held(out);
     this.uncounted = 0;
   }
 }

@@ -62,6 +62,8 @@ export class ScriptedStream implements ChangeSource {
   private nextToken = 0;
   /** One-shot fault: fail the next read of a partition after `after` records with gRPC `code`. */
   fault: { after: number; code: number } | null = null;
+  /** Called as each data-change record is read (e.g. to let the clock move while a window is read). */
+  onRecord: (() => void) | null = null;
   reads = 0;
 
   constructor(
@@ -204,6 +206,7 @@ export class ScriptedStream implements ChangeSource {
     let n = 0;
     for (const r of out) {
       if (fault && n++ >= fault.after) throw new GrpcLikeError(fault.code, 'injected stream failure');
+      if (r.kind === 'data-change') this.onRecord?.();
       yield r;
     }
     if (p.end !== null && p.end >= query.from && p.end <= to) {
