@@ -6,7 +6,9 @@
  * history requests failing before or after they were applied (the acknowledgement lost), readers dying with
  * rows in BigQuery but not in the ledger, readers stalling past their lease and then carrying on, duplicate
  * deliveries, Spanner streams ending mid-window, lost and failed GCS writes, concurrent ticks, the table's
- * schema changing (every stream rotates), idle streams expiring, and rotation by age.
+ * schema changing (every stream rotates), idle streams expiring, and rotation by age. Both source tables keep
+ * a history: in two history tables (a flush appends to several streams, and a retry re-appends each), or both
+ * feeding one (its rows interleave two tables' mods).
  */
 import fc from 'fast-check';
 import { addMillis } from '../../shared/domain/timestamp';
@@ -29,6 +31,25 @@ const FAULTS = [
   'schema-change',
 ] as const;
 type Fault = (typeof FAULTS)[number];
+
+/** Where the two source tables' history goes: history table → the source tables feeding it. */
+const LAYOUTS = {
+  separate: { orders_history: ['Orders'], items_history: ['Items'] },
+  shared: { orders_history: ['Orders', 'Items'] },
+} as const;
+type Layout = keyof typeof LAYOUTS;
+
+function tablesOf(layout: Layout) {
+  return layout === 'separate'
+    ? {
+        Orders: { replica: 'orders', history: 'orders_history' },
+        Items: { replica: 'items', history: 'items_history' },
+      }
+    : {
+        Orders: { replica: 'orders', history: 'orders_history' },
+        Items: { replica: 'items', history: 'orders_history' },
+      };
+}
 
 const unavailable = () => Object.assign(new Error('14 UNAVAILABLE: injected'), { code: 14 });
 
@@ -85,8 +106,9 @@ async function strike(h: Harness, store: FlakyStore, fault: Fault, rnd: () => nu
       const task = pending()[0];
       if (!task) break;
       h.queue.pending.splice(h.queue.pending.indexOf(task), 1);
-      const before = h.history.rows('orders_history').length;
-      store.hangWritesWhen = () => h.history.rows('orders_history').length > before;
+      const written = () => h.history.rows('orders_history').length + h.history.rows('items_history').length;
+      const before = written();
+      store.hangWritesWhen = () => written() > before;
       void deliver(h, task);
       await new Promise((r) => setTimeout(r, 5));
       store.hangWritesWhen = null;
@@ -130,19 +152,22 @@ async function strike(h: Harness, store: FlakyStore, fault: Fault, rnd: () => nu
     case 'concurrent-ticks':
       await Promise.all([h.tick(), h.tick()]);
       break;
-    case 'schema-change':
-      if (h.history.ensured.includes('orders_history'))
-        h.history.alterSchema('orders_history', `v${Math.floor(rnd() * 1e9)}`);
+    case 'schema-change': {
+      const tables = [...new Set(h.history.ensured)];
+      const table = tables[Math.floor(rnd() * tables.length)];
+      if (table) h.history.alterSchema(table, `v${Math.floor(rnd() * 1e9)}`);
       break;
+    }
     case 'none':
       break;
   }
   return () => undefined;
 }
 
-async function run(seed: number, plan: Fault[], streamMaxAgeMs = 3_600_000) {
+async function run(seed: number, plan: Fault[], streamMaxAgeMs: number, layout: Layout) {
   const store = new FlakyStore();
-  const h = new Harness({ roots: 2, store, config: { history: { streamMaxAgeMs } } });
+  const config = { history: { streamMaxAgeMs }, tables: tablesOf(layout) };
+  const h = new Harness({ roots: 2, store, config });
   const rnd = prng(seed);
   let at: bigint = h.script.t0;
   for (const fault of plan) {
@@ -176,15 +201,18 @@ describe('exactly-once history under random fault plans', () => {
         fc.array(fc.constantFrom(...FAULTS), { minLength: 15, maxLength: 25 }),
         // Streams rotated by age every minute, or (mostly) kept for the whole run.
         fc.constantFrom(60_000, 3_600_000, 3_600_000),
-        async (seed, plan, maxAgeMs) => {
-          const h = await run(seed, plan, maxAgeMs);
-          const committed = [...h.script.parts.values()]
-            .flatMap((p) => p.records)
-            .filter((r) => r.tableName === 'Orders')
-            .reduce((n, r) => n + r.mods.length, 0);
-          const raw = h.history.rows('orders_history');
-          expect(raw.length).toBe(committed);
-          expect(h.history.distinct('orders_history')).toBe(committed);
+        fc.constantFrom<Layout>('separate', 'shared'),
+        async (seed, plan, maxAgeMs, layout) => {
+          const h = await run(seed, plan, maxAgeMs, layout);
+          for (const [table, sources] of Object.entries(LAYOUTS[layout])) {
+            const committed = [...h.script.parts.values()]
+              .flatMap((p) => p.records)
+              .filter((r) => (sources as readonly string[]).includes(r.tableName))
+              .reduce((n, r) => n + r.mods.length, 0);
+            expect(committed).toBeGreaterThan(0);
+            expect(h.history.rows(table).length).toBe(committed);
+            expect(h.history.distinct(table)).toBe(committed);
+          }
           expect(h.replica.rows('orders')).toEqual(h.expected('Orders'));
           expect(h.replica.rows('items')).toEqual(h.expected('Items'));
           const status = (await h.tick()).status!;
