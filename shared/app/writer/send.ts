@@ -3,8 +3,9 @@
  * sends the batches (a few calls at once) and reads each group's status: applied, routed and failed groups
  * are done; a group that failed transiently, or got no status because its call broke or failed
  * transiently, stays open and is re-sent next round — a group confirmed applied never is. Rounds after a
- * transient failure wait a jittered backoff. A group is given up after `maxAttempts` sends, and no round
- * starts that could not finish before the request's deadline. With per-key ordering, a write of a row is
+ * transient failure wait a jittered backoff. A group is given up after `maxAttempts` sends. The request's
+ * deadline bounds everything: each attempt's timeout is cut to the time left, a batch whose turn comes too
+ * close to the deadline is not sent (its groups are answered `request-deadline`), and backoff ends at it. With per-key ordering, a write of a row is
  * only sent once every earlier write of that row in the request has its final status.
  */
 import { GrpcCode } from '../../domain/errors';
@@ -13,6 +14,7 @@ import type { Ordering } from '../../domain/writer/config';
 import type { TypedMutation } from '../../domain/writer/mutations';
 import type { MutationResult, RequestMetrics, ResultEntry } from '../../domain/writer/outcome';
 import {
+  attemptTimeoutMs,
   backoffMs,
   type ConstraintViolationPolicy,
   classifyCallFailure,
@@ -126,25 +128,26 @@ async function sendRound(groups: Group[], s: SendSettings, metrics: Metrics): Pr
     groups.map((g) => g.m),
     s.limits,
   );
-  for (const b of batches) {
+  await pool(batches, s.concurrency, async (b) => {
+    const members = b.mutations.map((m) => byMutation.get(m) as Group);
+    // Checked when the batch's turn comes, not when the round starts: a round of more batches than the
+    // concurrency runs in waves, and a later wave must not outlast the deadline either.
+    const timeoutMs = attemptTimeoutMs(s.deadlineMs - s.nowMs(), s.retry);
+    if (timeoutMs === undefined) return giveUp(members);
     metrics.batches++;
     metrics.flushes[b.reason]++;
     metrics.bufferedCells = Math.max(metrics.bufferedCells, b.cells);
     metrics.bufferedBytes = Math.max(metrics.bufferedBytes, b.bytes);
-  }
-  await pool(batches, s.concurrency, async (b) => {
-    const members = b.mutations.map((m) => byMutation.get(m) as Group);
-    const result = await s.sink.batchWrite(b.mutations, {
-      timeoutMs: s.retry.batchWriteTimeoutMs,
-      tag: s.tag,
-    });
+    const result = await s.sink.batchWrite(b.mutations, { timeoutMs, tag: s.tag });
     readResult(members, result, s, metrics);
   });
 }
 
-function giveUp(groups: Group[], reason: 'request-deadline'): void {
+/** Groups left open at the request deadline: unapplied, with the last transient status they had. */
+function giveUp(groups: Group[]): void {
   for (const g of groups)
-    if (!g.done) g.done = { kind: 'unapplied', reason, ...(g.last ? { status: g.last } : {}) };
+    if (!g.done)
+      g.done = { kind: 'unapplied', reason: 'request-deadline', ...(g.last ? { status: g.last } : {}) };
 }
 
 /** Sends every mutation until each has its final result or the budget is spent. */
@@ -167,15 +170,11 @@ export async function sendAll(
     skipAfterFailures(groups, s.ordering);
     const round = eligible(groups, s.ordering);
     if (round.length === 0) break;
-    if (s.nowMs() + s.retry.batchWriteTimeoutMs > s.deadlineMs) {
-      giveUp(groups, 'request-deadline');
-      break;
-    }
     const before = metrics.transientErrors;
     metrics.attempts++;
     await sendRound(round, s, metrics);
     if (metrics.transientErrors > before && groups.some((g) => !g.done))
-      await s.sleep(backoffMs(++retries, s.retry, s.random));
+      await s.sleep(Math.max(0, Math.min(backoffMs(++retries, s.retry, s.random), s.deadlineMs - s.nowMs())));
   }
   metrics.mutationsRetried = groups.reduce((n, g) => n + Math.max(0, g.attempts - 1), 0);
   const entries = groups.map((g) => ({

@@ -21,7 +21,7 @@ export interface WriterConfig {
   deadLetters: { bucket: string; prefix: string };
   limits: BatchLimits;
   retry: RetrySettings;
-  /** No new attempt starts when it could not finish before this much time since the request arrived. */
+  /** Time from the request's arrival by which every attempt has ended (attempt timeouts are cut to it). */
   requestDeadlineMs: number;
   /** BatchWrite calls in flight at once for one request. */
   concurrency: number;

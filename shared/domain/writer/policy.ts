@@ -123,6 +123,18 @@ export const DEFAULT_RETRY: RetrySettings = {
   backoffMaxMs: 10_000,
 };
 
+/** No attempt starts with less time than this left before the request deadline (or its own timeout, if smaller). */
+export const MIN_ATTEMPT_MS = 1_000;
+
+/**
+ * The timeout of an attempt started `remainingMs` before the request deadline: the attempt timeout, cut to
+ * the time left so that no attempt outlasts the deadline; `undefined` when too little is left to start one.
+ */
+export function attemptTimeoutMs(remainingMs: number, s: RetrySettings): number | undefined {
+  if (remainingMs < Math.min(MIN_ATTEMPT_MS, s.batchWriteTimeoutMs)) return undefined;
+  return Math.min(s.batchWriteTimeoutMs, remainingMs);
+}
+
 /** The nominal (longest) backoff before retry `n` (1-based). */
 export function nominalBackoffMs(n: number, s: RetrySettings): number {
   return Math.min(s.backoffInitialMs * 2 ** (n - 1), s.backoffMaxMs);

@@ -3,6 +3,7 @@ import { GrpcCode } from '../../../../shared/domain/errors';
 import { DEFAULT_BATCH_LIMITS, limitWarnings, toBatches } from '../../../../shared/domain/writer/batching';
 import type { TypedMutation } from '../../../../shared/domain/writer/mutations';
 import {
+  attemptTimeoutMs,
   backoffMs,
   classifyCallFailure,
   classifyGroupStatus,
@@ -146,4 +147,13 @@ test('backoff doubles to its cap, jittered down to half; the worst case with the
     backoffMs: 0,
     totalMs: 30_000,
   });
+});
+
+test('an attempt is cut to the time left before the request deadline; none starts with less than a second', () => {
+  expect(attemptTimeoutMs(400_000, DEFAULT_RETRY)).toBe(30_000);
+  expect(attemptTimeoutMs(12_345, DEFAULT_RETRY)).toBe(12_345);
+  expect(attemptTimeoutMs(1_000, DEFAULT_RETRY)).toBe(1_000);
+  expect(attemptTimeoutMs(999, DEFAULT_RETRY)).toBeUndefined();
+  expect(attemptTimeoutMs(0, DEFAULT_RETRY)).toBeUndefined();
+  expect(attemptTimeoutMs(-5, DEFAULT_RETRY)).toBeUndefined();
 });
