@@ -101,6 +101,15 @@ describe.each(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'] as const)('%s', (d) => {
     expect(reasons(b.body)[0]).toEqual([0, 'request-rejected', 'INVALID_ARGUMENT']);
   });
 
+  test('a batch of several MiB (above gRPC’s 4 MiB default) is written in one call', async () => {
+    const big = await stack.serve(db(), { SLUICE_WRITER_MAX_BATCH_BYTES: String(8 * 1024 * 1024) });
+    const note = 'n'.repeat(2 * 1024 * 1024);
+    const a = await post(big, {
+      mutations: [0, 1, 2].map((i) => m('insert', 'Orders', { Id: id(700 + i), Qty: 1, Note: note })),
+    });
+    expect(a).toMatchObject({ status: 200, body: { applied: 3, batches: 1, transientErrors: 0 } });
+  });
+
   test('a column dropped under a running writer: the write fails NOT_FOUND, the schema is re-read, the next request is a 400', async () => {
     const [op] = await db().updateSchema([`ALTER TABLE ${T('Orders')} DROP COLUMN ${T('Note')}`]);
     await op.promise();

@@ -13,6 +13,7 @@ import {
 } from './change-stream-wiring';
 import type { EmulatedDatabase, WriteLimits } from './database';
 import { loadServices } from './protos';
+import { SERVER_RECEIVE_BYTES, withRequestLimit } from './request-size';
 import { databaseAdminHandlers, instanceAdminHandlers, operationsHandlers } from './rpc-admin';
 import { queryHandlers } from './rpc-queries';
 import { sessionHandlers } from './rpc-sessions';
@@ -95,8 +96,9 @@ export async function startSpannerEmulator(options: StartOptions = {}): Promise<
     changeStreams: wiring.factory,
     ...(options.mutationsPerCommit ? { mutationsPerCommit: options.mutationsPerCommit } : {}),
   });
-  const server = new grpc.Server();
-  server.addService(services.spanner, { ...sessionHandlers(state), ...queryHandlers(state) });
+  const server = new grpc.Server({ 'grpc.max_receive_message_length': SERVER_RECEIVE_BYTES });
+  const spanner = withRequestLimit(services.spanner, { ...sessionHandlers(state), ...queryHandlers(state) });
+  server.addService(spanner.service, spanner.handlers);
   server.addService(services.instanceAdmin, instanceAdminHandlers(state, services));
   server.addService(services.databaseAdmin, databaseAdminHandlers(state, services));
   server.addService(services.operations, operationsHandlers(state));

@@ -96,10 +96,20 @@ export function classifyGroupStatus(status: GroupStatus, policy: ConstraintViola
 }
 
 /**
+ * A request refused for its size: the service says INVALID_ARGUMENT over 100 MiB, but a gRPC receive limit on
+ * the way (a server's or the client's) says RESOURCE_EXHAUSTED — which must not be retried: the same bytes
+ * are refused again every time.
+ */
+function isTooLarge(s: GroupStatus): boolean {
+  return /Received message larger than max|Request payload size exceeds the limit/i.test(s.message);
+}
+
+/**
  * The verdict for a group that got no status because the call itself failed: a transient failure re-sends
  * it; any other says nothing about this record (a request-level rejection), so it fails and is never routed.
  */
 export function classifyCallFailure(status: GroupStatus): Verdict {
+  if (isTooLarge(status)) return final('failed', status, 'request-rejected');
   if (TRANSIENT_CODES.includes(status.code)) return { kind: 'transient', status };
   return final('failed', status, 'request-rejected');
 }

@@ -252,6 +252,37 @@ describe.each(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'] as const)('%s', (d) => {
   });
 });
 
+describe('the request size limit', () => {
+  const db = () => (dbs.GOOGLE_STANDARD_SQL as TestDatabase).database;
+  const MiB = 1024 * 1024;
+  // Notes of 2 MiB each (STRING(MAX) holds 2.5 MiB); the orders reference no customer.
+  const notes = (from: number, count: number) =>
+    Array.from({ length: count }, (_, i) =>
+      group((g) => g.insert('Orders', { Id: String(from + i), Qty: '1', Note: 'n'.repeat(2 * MiB) })),
+    );
+  const count = async (from: number) => {
+    const [rows] = await db().run(`SELECT COUNT(*) FROM Orders WHERE Id >= ${from} AND Id < ${from + 1000}`);
+    return Number((rows[0] as unknown as Array<{ value: unknown }>)[0]?.value);
+  };
+
+  test('requests far above gRPC’s 4 MiB default are received and applied', async () => {
+    const eight = await batchWrite(db(), notes(7000, 4));
+    expect(eight.error).toBeUndefined();
+    expect(eight.responses.map((r) => r.status.code)).toEqual([0, 0, 0, 0]);
+    expect(await count(7000)).toBe(4);
+  });
+
+  test('a request over the service’s 100 MiB is refused whole with INVALID_ARGUMENT naming the limit', async () => {
+    const before = emu.admin.batchWrites(db().formattedName_).length;
+    const over = await batchWrite(db(), notes(8000, 51));
+    expect(over.responses).toEqual([]);
+    expect(over.error?.code).toBe(3);
+    expect(over.error?.message).toMatch(/Request payload size exceeds the limit: 104857600 bytes\./);
+    expect(await count(8000)).toBe(0);
+    expect(emu.admin.batchWrites(db().formattedName_).length).toBe(before);
+  }, 60_000);
+});
+
 describe('stream faults through the admin endpoint', () => {
   const db = () => (dbs.GOOGLE_STANDARD_SQL as TestDatabase).database;
   const upserts = (from: number, count: number) =>

@@ -84,6 +84,24 @@ test('the four transient codes are retried; a call failure retries only when tra
   });
 });
 
+test('a request too large to be received is permanent, whatever code carries it', () => {
+  const service = {
+    code: GrpcCode.INVALID_ARGUMENT,
+    message: 'Request payload size exceeds the limit: 104857600 bytes.',
+  };
+  // gRPC's own receive limit (the official emulator's is 100 MiB, a default server's 4 MiB) says
+  // RESOURCE_EXHAUSTED, which would otherwise be retried: resending the same bytes cannot succeed.
+  const grpc = {
+    code: GrpcCode.RESOURCE_EXHAUSTED,
+    message: 'Received message larger than max (5242684 vs 4194304)',
+  };
+  for (const status of [service, grpc])
+    expect(classifyCallFailure(status)).toEqual({ kind: 'failed', reason: 'request-rejected', status });
+  expect(classifyCallFailure({ code: GrpcCode.RESOURCE_EXHAUSTED, message: 'Quota exceeded' }).kind).toBe(
+    'transient',
+  );
+});
+
 const MESSAGES = {
   notNull: 'Cannot specify a null value for column: T.C in table: T',
   missing: 'A new row in table T does not specify a non-null value for NOT NULL column: C',
