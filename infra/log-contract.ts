@@ -104,6 +104,19 @@ export const LOG_METRICS: readonly LogMetricSpec[] = [
     match: 'jsonPayload.event="writer.request" AND (jsonPayload.failed>0 OR jsonPayload.unapplied>0)',
     unit: '1',
   },
+  {
+    id: 'writer_rejected',
+    description: 'Writer requests refused as malformed or too large (400 / 413; nothing written)',
+    match: 'jsonPayload.event="writer.rejected"',
+    unit: '1',
+  },
+  {
+    id: 'writer_errors',
+    description:
+      'Writer requests answered 500 / 503 / 429 with no per-mutation answer (setup or internal failure)',
+    match: 'jsonPayload.event="writer.failed"',
+    unit: '1',
+  },
 ];
 
 /** A distribution of one numeric field of the writer's `writer.request` event. */

@@ -46,6 +46,11 @@ export function createWriterHandler(getWriter: () => Promise<WriterInstance>) {
       const size = req.rawBody?.length ?? 0;
       if (size > built.config.maxBodyBytes) {
         const message = `body of ${size} bytes is over the limit of ${built.config.maxBodyBytes}`;
+        built.log.warn('writer request rejected', {
+          event: 'writer.rejected',
+          status: 413,
+          problems: [message],
+        });
         res.status(413).json({ error: { code: 413, message } });
         return;
       }
@@ -64,8 +69,12 @@ export function createWriterHandler(getWriter: () => Promise<WriterInstance>) {
  */
 function fail(res: HttpResponse, err: unknown, what: string, log?: Logger): void {
   const e = SluiceError.from(err, what);
-  (log ?? createLogger((l) => process.stdout.write(`${l}\n`))).error('writer.failed', e);
   const status = e.kind === 'retryable' ? (e.rateLimited ? 429 : 503) : 500;
+  // `writer.failed` is what the writer-errors metric and its alert count (infra/log-contract.ts).
+  (log ?? createLogger((l) => process.stdout.write(`${l}\n`))).error('writer request not handled', e, {
+    event: 'writer.failed',
+    status,
+  });
   res.status(status).json({ error: { code: status, kind: e.kind, message: e.message } });
 }
 

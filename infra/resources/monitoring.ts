@@ -13,6 +13,8 @@ export interface Monitoring {
     failed: gcp.monitoring.AlertPolicy;
     writerRouted: gcp.monitoring.AlertPolicy;
     writerFailed: gcp.monitoring.AlertPolicy;
+    writerRejected: gcp.monitoring.AlertPolicy;
+    writerErrors: gcp.monitoring.AlertPolicy;
   };
   dashboard: gcp.monitoring.Dashboard;
 }
@@ -45,6 +47,20 @@ export function createMonitoring(s: InfraSettings): Monitoring {
       'sluice: writer requests failed',
       type('writer_failed'),
       FAILED_DOC,
+    ),
+    writerRejected: countAlert(
+      s,
+      'writer-rejected-alert',
+      'sluice: writer requests rejected',
+      type('writer_rejected'),
+      REJECTED_DOC,
+    ),
+    writerErrors: countAlert(
+      s,
+      'writer-errors-alert',
+      'sluice: writer requests not handled',
+      type('writer_errors'),
+      ERRORS_DOC,
     ),
   };
   return {
@@ -148,6 +164,16 @@ const ROUTED_DOC =
 const FAILED_DOC =
   'Writer requests were answered non-2xx with failed or unapplied mutations: the producer (or Pub/Sub) ' +
   'keeps and retries them. `failures` in the `writer.request` log entry names each one and its status.';
+
+const REJECTED_DOC =
+  'The writer refused requests as malformed or too large (400 / 413; nothing of them was written). ' +
+  '`problems` in the `writer.rejected` log entry names each one. A producer will resend such a request ' +
+  'unchanged: a Pub/Sub push subscription redelivers it until its retention drops it unless it has a ' +
+  'dead-letter topic, so fix the producer (docs/writer.md).';
+const ERRORS_DOC =
+  'The writer answered requests 500 / 503 / 429 without handling them: it could not start (configuration, ' +
+  'the schema read, a lost permission) or failed inside. The `writer.failed` log entry has the error; ' +
+  'producers keep retrying until it is fixed.';
 
 function countAlert(s: InfraSettings, logical: string, title: string, t: pulumi.Output<string>, doc: string) {
   return new gcp.monitoring.AlertPolicy(logical, {

@@ -139,12 +139,23 @@ describe.each(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'] as const)('%s', (d) => {
       body: '{"mutations":',
     });
     expect(res.status).toBe(400);
+    const small = await stack.serve(db(), { SLUICE_WRITER_MAX_BODY_BYTES: '1024' });
+    const big = await post(small, {
+      mutations: [m('insertOrUpdate', 'Customers', { Id: id(800), Name: 'x'.repeat(2000) })],
+    });
+    expect(big.status).toBe(413);
+    // Each refusal logs writer.rejected (what the rejected-requests metric and its alert count).
+    const rejected = stack.lines.filter((l) => l.event === 'writer.rejected').slice(-3);
+    expect(rejected.map((l) => l.severity)).toEqual(['WARNING', 'WARNING', 'WARNING']);
+    expect(rejected[2]).toMatchObject({ status: 413 });
     expect((await fetch(`${url}/other`, { method: 'POST' })).status).toBe(404);
     expect(await (await fetch(`${url}/healthz`)).json()).toEqual({ function: 'writer', ok: true });
   });
 });
 
-test('a writer that cannot start answers 500 (bad configuration) or 503 (Spanner unreachable), never a 4xx', async () => {
+test('a writer that cannot start answers 500 (bad configuration) or 503 (Spanner unreachable), never a 4xx, and logs writer.failed', async () => {
+  const lines: Array<Record<string, unknown>> = [];
+  const write = process.stdout.write;
   const answer = async (err: unknown) => {
     const res = {
       code: 0,
@@ -158,14 +169,28 @@ test('a writer that cannot start answers 500 (bad configuration) or 503 (Spanner
       },
     };
     const handler = createWriterHandler(() => Promise.reject(err));
-    await handler(
-      { method: 'POST', path: '/mutations', body: { mutations: [] }, header: () => undefined },
-      res,
-    );
+    process.stdout.write = ((chunk: string) => {
+      lines.push(JSON.parse(chunk) as Record<string, unknown>);
+      return true;
+    }) as typeof process.stdout.write;
+    try {
+      await handler(
+        { method: 'POST', path: '/mutations', body: { mutations: [] }, header: () => undefined },
+        res,
+      );
+    } finally {
+      process.stdout.write = write;
+    }
     return res.code;
   };
   const { ConfigError } = await import('../../shared/domain/config');
   expect(await answer(new ConfigError([{ path: 'SLUICE_PROJECT', rule: 'is required' }]))).toBe(500);
   expect(await answer(Object.assign(new Error('no connection'), { code: 14 }))).toBe(503);
   expect(await answer(Object.assign(new Error('slow down'), { code: 8 }))).toBe(429);
+  // The event the log-based metric and its alert match (infra/log-contract.ts).
+  expect(lines.map((l) => [l.severity, l.event, l.status])).toEqual([
+    ['ERROR', 'writer.failed', 500],
+    ['ERROR', 'writer.failed', 503],
+    ['ERROR', 'writer.failed', 429],
+  ]);
 });

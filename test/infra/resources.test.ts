@@ -165,7 +165,7 @@ test('the dataset is created, tables are left to the pipeline, no demo database 
   expect(only('gcp:spanner/database:Database')).toEqual([]);
 });
 
-test("log-based metrics (the writer's per-request figures too), five alert policies and a dashboard", () => {
+test("log-based metrics (the writer's per-request figures too), seven alert policies and a dashboard", () => {
   const metrics = only('gcp:logging/metric:Metric').map((m) => m.inputs.name);
   const writer = [
     'mutations',
@@ -176,6 +176,8 @@ test("log-based metrics (the writer's per-request figures too), five alert polic
     'groups_routed',
     'routed',
     'failed',
+    'rejected',
+    'errors',
   ];
   expect(metrics.sort()).toEqual(
     [
@@ -205,10 +207,25 @@ test("log-based metrics (the writer's per-request figures too), five alert polic
     'failed-alert',
     'lag-alert',
     'retention-alert',
+    'writer-errors-alert',
     'writer-failed-alert',
+    'writer-rejected-alert',
     'writer-routed-alert',
   ]);
-  for (const name of ['writer-routed-alert', 'writer-failed-alert']) {
+  // A request refused as malformed (400/413) and one the writer could not handle at all (500/503/429 with
+  // no per-mutation answer) are counted from their own events, and each pages.
+  const rejected = one('gcp:logging/metric:Metric', 'metric-writer_rejected').inputs;
+  expect(rejected.filter).toContain('resource.labels.service_name="sluice-writer"');
+  expect(rejected.filter).toContain('jsonPayload.event="writer.rejected"');
+  expect(one('gcp:logging/metric:Metric', 'metric-writer_errors').inputs.filter).toContain(
+    'jsonPayload.event="writer.failed"',
+  );
+  for (const name of [
+    'writer-routed-alert',
+    'writer-failed-alert',
+    'writer-rejected-alert',
+    'writer-errors-alert',
+  ]) {
     const conditions = JSON.stringify(one('gcp:monitoring/alertPolicy:AlertPolicy', name).inputs.conditions);
     expect(conditions).toContain(
       `logging.googleapis.com/user/sluice/${name.replace('-alert', '').replace('-', '_')}`,
@@ -220,7 +237,7 @@ test("log-based metrics (the writer's per-request figures too), five alert polic
   const dash = JSON.parse(
     String(one('gcp:monitoring/dashboard:Dashboard', 'dashboard').inputs.dashboardJson),
   );
-  expect(dash.mosaicLayout.tiles).toHaveLength(15);
+  expect(dash.mosaicLayout.tiles).toHaveLength(17);
 });
 
 test('stack outputs name the URLs, the backfill endpoint, the status URL, bucket and queues', async () => {

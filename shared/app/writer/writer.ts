@@ -91,6 +91,7 @@ export class MutationWriter {
   private rejected(problems: string[]): Answer {
     this.deps.log.warn('writer request rejected', {
       event: 'writer.rejected',
+      status: 400,
       problems: problems.slice(0, 20),
     });
     return badRequest(problems);
