@@ -108,8 +108,42 @@ function date(value: unknown, type: SpannerType): Typed {
   return expected(type, 'YYYY-MM-DD', value);
 }
 
+/** A JSON path of a member (`.a`, or `["a b"]` when it is not an identifier). */
+const member = (key: string) => (/^[A-Za-z_$][\w$]*$/.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`);
+
+/**
+ * The first number in a parsed JSON value that the body's parsing may have changed, as a problem: an integer
+ * beyond ±2^53 has been rounded (9007199254740993 reads as 9007199254740992), a number beyond a double's
+ * range reads as Infinity (which JSON.stringify turns into null). Spanner keeps JSON integers to 64 bits, so
+ * writing the parsed value would store another number than the producer sent — refused rather than changed.
+ */
+function changedNumber(value: unknown, path: string): string | undefined {
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value))
+      return `the JSON number at ${path} is beyond the range of a double (parsing made it ${value}); it cannot be written as sent`;
+    if (Number.isInteger(value) && !Number.isSafeInteger(value))
+      return `the JSON number at ${path} (${value} as parsed) is an integer beyond ±2^53: parsing may have rounded it, so it cannot be written exactly — send it as a string inside the JSON value`;
+    return undefined;
+  }
+  if (Array.isArray(value)) {
+    for (const [i, e] of value.entries()) {
+      const p = changedNumber(e, `${path}[${i}]`);
+      if (p) return p;
+    }
+    return undefined;
+  }
+  if (value !== null && typeof value === 'object')
+    for (const [k, v] of Object.entries(value)) {
+      const p = changedNumber(v, `${path}${member(k)}`);
+      if (p) return p;
+    }
+  return undefined;
+}
+
 function json(value: unknown, type: SpannerType): Typed {
   // The value is the JSON document itself: an object, array, number, string or boolean.
+  const changed = changedNumber(value, '$');
+  if (changed) return { ok: false, problem: changed };
   const text = JSON.stringify(value);
   return text === undefined ? expected(type, 'a JSON value', value) : ok(text);
 }

@@ -87,6 +87,26 @@ test('DATE, BOOL, STRING, BYTES, JSON, UUID, INTERVAL, ENUM, PROTO', () => {
   expect(problem('x', t('GRAPH'))).toMatch(/cannot be written by the writer/);
 });
 
+test('JSON: a number that parsing has changed is refused, naming where it is in the value', () => {
+  const j = t('JSON');
+  // Integers beyond ±2^53 were rounded by the body's JSON parsing (9007199254740993 reads as ...992); a
+  // number beyond a double's range reads as Infinity, which JSON.stringify would turn into null.
+  expect(problem({ a: { ids: [1, 9007199254740993] } }, j)).toMatch(
+    /JSON number at \$\.a\.ids\[1\] \(9007199254740992 as parsed\) is an integer beyond ±2\^53/,
+  );
+  expect(problem(JSON.parse('{"x": 1e400}'), j)).toMatch(
+    /JSON number at \$\.x is beyond the range of a double/,
+  );
+  expect(problem(JSON.parse('[-1e400]'), j)).toMatch(/at \$\[0\]/);
+  expect(problem({ 'a b': -9007199254740992 }, j)).toMatch(/at \$\["a b"\]/);
+  expect(problem(2 ** 60, t('JSON', { typeAnnotation: 'PG_JSONB' }))).toMatch(/at \$ /);
+  expect(problem([{ n: 2 ** 53 }], t('ARRAY', { arrayElementType: j }))).toMatch(/^\[0\]: .*at \$\.n /);
+  // Safe integers and any non-integral double are kept (Spanner keeps a fraction as a double itself).
+  expect(ok({ n: 9007199254740991, m: -9007199254740991, f: 0.1, e: 1.5e-300 }, j)).toBe(
+    '{"n":9007199254740991,"m":-9007199254740991,"f":0.1,"e":1.5e-300}',
+  );
+});
+
 test('ARRAY: each element typed, NULL elements kept, the failing element named', () => {
   const arr = t('ARRAY', { arrayElementType: t('INT64') });
   expect(ok(['1', 2, null], arr)).toEqual(['1', '2', null]);
