@@ -351,6 +351,30 @@ test('the request deadline bounds a round of more batches than the concurrency: 
   ]);
 });
 
+test('a batch call that throws fails its own groups; the other batches keep their results and dead letters', async () => {
+  const h = harness({ SLUICE_WRITER_MAX_BATCH_MUTATIONS: '1', SLUICE_WRITER_CONCURRENCY: '1' });
+  await h.writer.handle(body(insert(1)));
+  const write = h.sink.batchWrite.bind(h.sink);
+  h.sink.batchWrite = (m, o) => {
+    if (m[0]?.index === 1) throw new TypeError('cannot convert the value');
+    return write(m, o);
+  };
+  const a = await h.writer.handle(body(insert(1), upsert(2), upsert(3)));
+  expect(a.status).toBe(500);
+  expect(a.body).toMatchObject({ applied: 1, routed: 1, failed: 1, unapplied: 0 });
+  expect(a.body.failures).toEqual([
+    expect.objectContaining({
+      index: 1,
+      reason: 'other',
+      status: 'INTERNAL',
+      message: expect.stringMatching(/BatchWrite could not be sent: cannot convert the value/),
+    }),
+  ]);
+  expect(a.body.deadLetter).toEqual(expect.stringMatching(/^gs:\/\/acme-ledger\//));
+  expect((await h.store.list('')).items).toHaveLength(1);
+  expect(names(h)).toEqual(['n1', 'n3']);
+});
+
 test('groups of one request may apply out of order; per-key ordering keeps the later write last', async () => {
   // The first write of row 1 is aborted once, the second succeeds at once.
   const unordered = harness();

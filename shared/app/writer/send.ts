@@ -138,9 +138,26 @@ async function sendRound(groups: Group[], s: SendSettings, metrics: Metrics): Pr
     metrics.flushes[b.reason]++;
     metrics.bufferedCells = Math.max(metrics.bufferedCells, b.cells);
     metrics.bufferedBytes = Math.max(metrics.bufferedBytes, b.bytes);
-    const result = await s.sink.batchWrite(b.mutations, { timeoutMs, tag: s.tag });
+    let result: BatchWriteResult;
+    try {
+      result = await s.sink.batchWrite(b.mutations, { timeoutMs, tag: s.tag });
+    } catch (err) {
+      return failBatch(members, err, s, metrics);
+    }
     readResult(members, result, s, metrics);
   });
+}
+
+/**
+ * A batch whose call threw (a sink throws only for what Spanner did not answer — a value it could not
+ * convert, a bug): its groups fail, named, and the other batches of the request keep their results, so the
+ * answer still has every mutation's result and the routed ones their dead letter. Its groups may have been
+ * partly sent, so they are failed (the producer resends) rather than retried blindly.
+ */
+function failBatch(members: Group[], err: unknown, s: SendSettings, metrics: Metrics): void {
+  const reason = err instanceof Error ? err.message : String(err);
+  const status = { code: GrpcCode.INTERNAL, message: `BatchWrite could not be sent: ${reason}` };
+  for (const g of members) settle(g, { kind: 'failed', status, reason: 'other' }, s, metrics, false);
 }
 
 /** Groups left open at the request deadline: unapplied, with the last transient status they had. */

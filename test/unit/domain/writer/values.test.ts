@@ -91,7 +91,7 @@ test('JSON: a number that parsing has changed is refused, naming where it is in 
   const j = t('JSON');
   // Integers beyond ±2^53 were rounded by the body's JSON parsing (9007199254740993 reads as ...992); a
   // number beyond a double's range reads as Infinity, which JSON.stringify would turn into null.
-  expect(problem({ a: { ids: [1, 9007199254740993] } }, j)).toMatch(
+  expect(problem(JSON.parse('{"a": {"ids": [1, 9007199254740993]}}'), j)).toMatch(
     /JSON number at \$\.a\.ids\[1\] \(9007199254740992 as parsed\) is an integer beyond ±2\^53/,
   );
   expect(problem(JSON.parse('{"x": 1e400}'), j)).toMatch(
