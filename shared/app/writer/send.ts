@@ -5,8 +5,9 @@
  * transiently, stays open and is re-sent next round — a group confirmed applied never is. Rounds after a
  * transient failure wait a jittered backoff. A group is given up after `maxAttempts` sends. The request's
  * deadline bounds everything: each attempt's timeout is cut to the time left, a batch whose turn comes too
- * close to the deadline is not sent (its groups are answered `request-deadline`), and backoff ends at it. With per-key ordering, a write of a row is
- * only sent once every earlier write of that row in the request has its final status.
+ * close to the deadline is not sent (its groups are answered `request-deadline`), and backoff ends at it.
+ * With per-key ordering, a write of a row is only sent once every earlier write of that row in the request
+ * has its final status.
  */
 import { GrpcCode } from '../../domain/errors';
 import { type Batch, type BatchLimits, toBatches } from '../../domain/writer/batching';

@@ -133,7 +133,7 @@ export const DEFAULT_RETRY: RetrySettings = {
   backoffMaxMs: 10_000,
 };
 
-/** No attempt starts with less time than this left before the request deadline (or its own timeout, if smaller). */
+/** No attempt starts with less than this left before the request deadline (or its timeout, if smaller). */
 export const MIN_ATTEMPT_MS = 1_000;
 
 /**

@@ -120,9 +120,15 @@ const member = (key: string) => (/^[A-Za-z_$][\w$]*$/.test(key) ? `.${key}` : `[
 function changedNumber(value: unknown, path: string): string | undefined {
   if (typeof value === 'number') {
     if (!Number.isFinite(value))
-      return `the JSON number at ${path} is beyond the range of a double (parsing made it ${value}); it cannot be written as sent`;
+      return (
+        `the JSON number at ${path} is beyond the range of a double (parsing made it ${value}); ` +
+        'it cannot be written as sent'
+      );
     if (Number.isInteger(value) && !Number.isSafeInteger(value))
-      return `the JSON number at ${path} (${value} as parsed) is an integer beyond ±2^53: parsing may have rounded it, so it cannot be written exactly — send it as a string inside the JSON value`;
+      return (
+        `the JSON number at ${path} (${value} as parsed) is an integer beyond ±2^53: parsing may have ` +
+        'rounded it, so it cannot be written exactly — send it as a string inside the JSON value'
+      );
     return undefined;
   }
   if (Array.isArray(value)) {
