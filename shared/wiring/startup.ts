@@ -1,17 +1,26 @@
 /**
  * Fail fast: each function checks its configuration when its instance starts (module load), not at the
- * first request. While it is invalid, `GET /healthz` answers 503 with every problem (what a startup probe on
- * `/healthz` needs to keep such a revision from serving) and every other request answers the same 503.
+ * first request. What an invalid instance does is `SLUICE_ON_INVALID_CONFIG` (ADR-2004): `serve` (the
+ * default, the local stack) answers `GET /healthz` and every other request 503 with every problem; `exit`
+ * (every deployed function) throws at module load, so the functions framework exits before it listens and
+ * Cloud Run's startup probe fails: such a revision never becomes ready and never takes traffic.
  */
 import { ConfigError, type ConfigIssue, parseConfig } from '../domain/config';
 import { createLogger } from '../domain/log';
 import { parseWriterConfig } from '../domain/writer/config';
 import type { HttpRequest, HttpResponse } from '../http/health';
 import { parseDeploymentSettings } from './settings';
-import { describeUnknown, unknownVariables } from './variables';
+import { describeUnknown, ON_INVALID_CONFIG, unknownVariables } from './variables';
 
 /** The functions whose configuration is checked. */
 export type CheckedFunction = 'scheduler' | 'reader' | 'backfill' | 'writer';
+
+const CHECKED: readonly CheckedFunction[] = ['scheduler', 'reader', 'backfill', 'writer'];
+
+/** What an instance with an invalid configuration does: answer 503, or exit before it listens. */
+export type InvalidConfigPolicy = 'serve' | 'exit';
+
+const POLICIES: readonly InvalidConfigPolicy[] = ['serve', 'exit'];
 
 /** Outcome of the startup check. */
 export interface StartupCheck {
@@ -41,9 +50,22 @@ function requireSet(problems: string[], env: Record<string, string | undefined>,
   for (const name of names) if (!env[name]?.trim()) problems.push(`${name}: is required`);
 }
 
+/** The policy `env` names; `serve` when unset or not a policy (the latter is also a problem). */
+export function invalidConfigPolicy(env: Record<string, string | undefined>): InvalidConfigPolicy {
+  const v = env[ON_INVALID_CONFIG]?.trim();
+  return POLICIES.find((p) => p === v) ?? 'serve';
+}
+
+function checkPolicy(problems: string[], env: Record<string, string | undefined>): void {
+  const v = env[ON_INVALID_CONFIG]?.trim();
+  if (v && !POLICIES.some((p) => p === v))
+    problems.push(`${ON_INVALID_CONFIG}: must be one of ${POLICIES.join(', ')}; got ${JSON.stringify(v)}`);
+}
+
 /** Checks the environment of one function. Pure: reads only `env`. */
 export function checkStartup(fn: CheckedFunction, env: Record<string, string | undefined>): StartupCheck {
   const problems: string[] = [];
+  checkPolicy(problems, env);
   if (fn === 'writer') collect(problems, () => parseWriterConfig(env));
   else collect(problems, () => parseConfig(env));
   if (fn === 'backfill') requireSet(problems, env, ['SLUICE_BACKFILL_QUEUE', 'SLUICE_BACKFILL_URL']);
@@ -57,16 +79,39 @@ export function checkStartup(fn: CheckedFunction, env: Record<string, string | u
   return { function: fn, problems: hinted, warnings: describeUnknown(unknown) };
 }
 
-/** Runs the check on `process.env` and logs its outcome once (ERROR when invalid, WARNING for typos). */
+/**
+ * Thrown at module load by an invalid instance whose policy is `exit`: the functions framework reports a
+ * module that cannot be loaded and exits 1 without listening, which fails the revision's startup probe.
+ */
+export class InvalidInstanceConfig extends Error {
+  constructor(readonly check: StartupCheck) {
+    super(
+      `the ${check.function} function's configuration is invalid (${ON_INVALID_CONFIG}=exit, so this ` +
+        `instance exits before it listens): ${check.problems.join('; ')}`,
+    );
+    this.name = 'InvalidInstanceConfig';
+  }
+}
+
+/**
+ * Runs the check on `process.env` and logs its outcome once (ERROR when invalid, WARNING for typos). The
+ * entry module loads every function, but an instance serves only the one `SLUICE_FUNCTION` names: the others
+ * are not checked there (their problems would be logged, or exit the instance, on their own instances).
+ * @throws InvalidInstanceConfig when the configuration is invalid and the policy is `exit`.
+ */
 export function checkInstance(fn: CheckedFunction, env = process.env): StartupCheck {
+  const own = CHECKED.find((f) => f === env.SLUICE_FUNCTION?.trim());
+  if (own && own !== fn) return { function: fn, problems: [], warnings: [] };
   const check = checkStartup(fn, env);
   const log = createLogger((line) => process.stdout.write(`${line}\n`), {
     pipeline: env.SLUICE_PIPELINE ?? 'sluice',
   });
   if (check.warnings.length > 0)
     log.warn('config.unknown-variables', { function: fn, variables: check.warnings });
-  if (check.problems.length > 0)
-    log.error('config.invalid', undefined, { function: fn, problems: check.problems });
+  if (check.problems.length === 0) return check;
+  const policy = invalidConfigPolicy(env);
+  log.error('config.invalid', undefined, { function: fn, problems: check.problems, onInvalid: policy });
+  if (policy === 'exit') throw new InvalidInstanceConfig(check);
   return check;
 }
 

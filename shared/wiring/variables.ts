@@ -16,8 +16,11 @@ export const ENDPOINT_VARIABLES = [
   'SLUICE_BIGQUERY_WRITE_ENDPOINT',
 ] as const;
 
-/** Variables read outside the two schemas: the reader's log context. */
-const OTHER_VARIABLES = ['SLUICE_TASK_MAX_ATTEMPTS'];
+/** What an instance with an invalid configuration does (`./startup`, ADR-2004). */
+export const ON_INVALID_CONFIG = 'SLUICE_ON_INVALID_CONFIG';
+
+/** Variables read outside the two schemas: the reader's log context, the startup check's policy. */
+const OTHER_VARIABLES = ['SLUICE_TASK_MAX_ATTEMPTS', ON_INVALID_CONFIG];
 
 /** Every `SLUICE_*` variable any function reads. */
 export const KNOWN_VARIABLES: readonly string[] = [
