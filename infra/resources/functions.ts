@@ -16,12 +16,40 @@ export interface Functions {
 export const RUNTIME = 'nodejs22';
 
 /**
+ * What a deployed instance with an invalid configuration does: exit before it listens (ADR-2004). The
+ * Cloud Functions API has no startup-probe setting, but Cloud Run gives every revision a TCP startup probe,
+ * and a container that never listens fails it: the revision is not ready, the deployment fails, and the
+ * revision that served before keeps the traffic.
+ */
+export const DEPLOYED_ON_INVALID_CONFIG = { SLUICE_ON_INVALID_CONFIG: 'exit' } as const;
+
+/**
  * Cloud Run URL of a function's service: `https://<service>-<project number>.<region>.run.app`. It is
  * computed rather than read from the function, because the reader chains windows to itself and the
  * backfill function enqueues partitions to itself: a function cannot take its own URL output as input.
  */
 export function runUrl(service: string, projectNumber: string, region: string): string {
   return `https://${service}-${projectNumber}.${region}.run.app`;
+}
+
+/**
+ * The environment one deployed function gets: the pipeline configuration, where the deployment put things,
+ * the function URLs (from the project number), the writer's own variables (the writer only: the others
+ * would warn about unknown ones), the invalid-configuration policy and which function it is.
+ */
+export function functionEnvironment(
+  s: InfraSettings,
+  name: FunctionName,
+  projectNumber: string,
+): Record<string, string> {
+  return {
+    ...s.environment,
+    SLUICE_READER_URL: runUrl(s.names.functions.reader, projectNumber, s.region),
+    SLUICE_BACKFILL_URL: runUrl(s.names.functions.backfill, projectNumber, s.region),
+    ...(name === 'writer' ? s.writer.environment : {}),
+    ...DEPLOYED_ON_INVALID_CONFIG,
+    SLUICE_FUNCTION: name,
+  };
 }
 
 /** Uploads the archive and creates the functions, each with its own service account. */
@@ -41,16 +69,9 @@ export function createFunctions(
       ),
     ),
   });
-  const project = gcp.organizations.getProjectOutput({ projectId: s.project });
-  const environment = project.number.apply(
-    (n): Record<string, string> => ({
-      ...s.environment,
-      SLUICE_READER_URL: runUrl(s.names.functions.reader, n, s.region),
-      SLUICE_BACKFILL_URL: runUrl(s.names.functions.backfill, n, s.region),
-    }),
-  );
+  const projectNumber = gcp.organizations.getProjectOutput({ projectId: s.project }).number;
   const byName = Object.fromEntries(
-    FUNCTION_NAMES.map((name) => [name, fn(s, name, sourceBucket, source, accounts, environment)]),
+    FUNCTION_NAMES.map((name) => [name, fn(s, name, sourceBucket, source, accounts, projectNumber)]),
   ) as Record<FunctionName, gcp.cloudfunctionsv2.Function>;
   return { source, byName };
 }
@@ -61,7 +82,7 @@ function fn(
   bucket: gcp.storage.Bucket,
   source: gcp.storage.BucketObject,
   accounts: Accounts,
-  environment: pulumi.Output<Record<string, string>>,
+  projectNumber: pulumi.Output<string>,
 ): gcp.cloudfunctionsv2.Function {
   const size = s.functions[name];
   return new gcp.cloudfunctionsv2.Function(name, {
@@ -84,12 +105,7 @@ function fn(
       ingressSettings: size.ingress,
       serviceAccountEmail: accounts.runtime[name].email,
       allTrafficOnLatestRevision: true,
-      // The writer's own variables go to the writer only (the others would warn about unknown ones).
-      environmentVariables: environment.apply((e) => ({
-        ...e,
-        ...(name === 'writer' ? s.writer.environment : {}),
-        SLUICE_FUNCTION: name,
-      })),
+      environmentVariables: projectNumber.apply((n) => functionEnvironment(s, name, n)),
     },
     labels: { app: 'sluice', function: name },
   });

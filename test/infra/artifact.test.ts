@@ -1,7 +1,8 @@
 /**
  * The function artifact as deployed: build, lay out the archive's entries exactly as the program uploads
  * them, install production dependencies from the lockfile, start each function with the functions
- * framework and call its health route.
+ * framework and call its health route — and, with an invalid configuration, see it exit before it listens
+ * (what fails the revision's startup probe, ADR-2004).
  *
  * The archive's bytes are zipped by the Pulumi engine from the program's `AssetArchive`, not by our code,
  * so the test reproduces what the platform sees after unpacking it: the same entries (one definition,
@@ -14,8 +15,8 @@ import { get as httpsGet } from 'node:https';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { FUNCTION_NAMES } from '../../infra/deployment-schema';
-import { runUrl } from '../../infra/resources/functions';
+import { FUNCTION_NAMES, type FunctionName } from '../../infra/deployment-schema';
+import { functionEnvironment } from '../../infra/resources/functions';
 import { buildSettings } from '../../infra/settings';
 import { sourceArchiveEntries, writeEntries } from '../../infra/source-archive';
 import { PROJECT_NUMBER, stackConfig } from './harness';
@@ -121,36 +122,70 @@ async function waitForHealth(port: number): Promise<{ status: number; body: unkn
   throw new Error(`no answer on /healthz: ${String(last)}`);
 }
 
+/** Starts one function from the unpacked archive as the platform does, with `env` as its environment. */
+function start(name: string, port: number, env: Record<string, string>) {
+  const child = spawn(
+    process.execPath,
+    ['-e', LAUNCHER, '--', `--target=${name}`, `--port=${port}`, `--source=${dir}`],
+    {
+      cwd: dir,
+      env: { PATH: process.env.PATH, NODE_ENV: 'production', METADATA_SERVER_DETECTION: 'none', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  children.push(child);
+  const output = { stdout: '', stderr: '' };
+  child.stdout?.on('data', (c) => {
+    output.stdout += String(c);
+  });
+  child.stderr?.on('data', (c) => {
+    output.stderr += String(c);
+  });
+  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+  return { output, exited };
+}
+
+/** The environment the deployment gives the function (URLs as the platform would have them). */
+function deployedEnvironment(name: FunctionName): Record<string, string> {
+  return functionEnvironment(buildSettings(stackConfig()), name, PROJECT_NUMBER);
+}
+
 test.each(FUNCTION_NAMES)(
   'the deployed %s function starts from the archive and answers its health route',
   async (name) => {
     if (skipReason) return;
     const port = await freePort();
-    // The environment the deployment gives the function (URLs as the platform would have them).
-    const settings = buildSettings(stackConfig());
-    const env = {
-      ...settings.environment,
-      SLUICE_READER_URL: runUrl(settings.names.functions.reader, PROJECT_NUMBER, settings.region),
-      SLUICE_BACKFILL_URL: runUrl(settings.names.functions.backfill, PROJECT_NUMBER, settings.region),
-    };
-    const child = spawn(
-      process.execPath,
-      ['-e', LAUNCHER, '--', `--target=${name}`, `--port=${port}`, `--source=${dir}`],
-      {
-        cwd: dir,
-        env: {
-          PATH: process.env.PATH,
-          NODE_ENV: 'production',
-          METADATA_SERVER_DETECTION: 'none',
-          ...env,
-          SLUICE_FUNCTION: name,
-        },
-        stdio: ['ignore', 'inherit', 'inherit'],
-      },
-    );
-    children.push(child);
-    const answer = await waitForHealth(port);
+    const { output } = start(name, port, deployedEnvironment(name));
+    const answer = await waitForHealth(port).catch((err: Error) => {
+      throw new Error(`${err.message}\n${output.stdout}${output.stderr}`);
+    });
     expect(answer).toEqual({ status: 200, body: { function: name, ok: true } });
+  },
+  60_000,
+);
+
+test.each(FUNCTION_NAMES)(
+  'the deployed %s function with an invalid configuration exits before it listens, naming the problem',
+  async (name) => {
+    if (skipReason) return;
+    const port = await freePort();
+    // What Cloud Run's default startup probe sees: the container exits and its port never opens.
+    const { SLUICE_SPANNER_DATABASE: _, ...env } = deployedEnvironment(name);
+    expect(env.SLUICE_ON_INVALID_CONFIG).toBe('exit');
+    const { output, exited } = start(name, port, env);
+    expect(await exited).toBe(1);
+    expect(output.stdout).not.toContain('listening');
+    const invalid = output.stdout
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((l) => l.message === 'config.invalid');
+    expect(invalid).toHaveLength(1);
+    expect(invalid[0]).toMatchObject({ severity: 'ERROR', function: name, onInvalid: 'exit' });
+    expect(JSON.stringify(invalid[0]?.problems)).toContain('SLUICE_SPANNER_DATABASE');
+    // The framework's own report of a module that refused to load carries the problems too.
+    expect(output.stderr).toContain(`the ${name} function's configuration is invalid`);
+    expect(output.stderr).toContain('SLUICE_SPANNER_DATABASE');
   },
   60_000,
 );

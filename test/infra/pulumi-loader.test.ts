@@ -17,7 +17,7 @@ const HOST = join(__dirname, 'support', 'pulumi-host.cjs');
 interface HostResult {
   status: number | null;
   output: string;
-  resources: Array<{ type: string; name: string }>;
+  resources: Array<{ type: string; name: string; inputs: Record<string, unknown> }>;
   errors: string[];
 }
 
@@ -75,6 +75,15 @@ test('the language host compiles and runs the program, creating the resources th
   expect(names(hosted)).toEqual(names(recorded));
   const grants = hosted.filter((r) => r.type === 'gcp:cloudrunv2/serviceIamMember:ServiceIamMember');
   expect(grants.map((r) => r.name)).toContainEqual(expect.stringMatching(/^group-data-eng/));
+  // As the engine receives them: every function exits on an invalid configuration (ADR-2004).
+  const fns = hosted.filter((r) => r.type === 'gcp:cloudfunctionsv2/function:Function');
+  expect(fns.map((f) => f.name).sort()).toEqual(['backfill', 'reader', 'scheduler', 'writer']);
+  for (const f of fns) {
+    expect(f.inputs.serviceConfig).toMatchObject({
+      allTrafficOnLatestRevision: true,
+      environmentVariables: { SLUICE_ON_INVALID_CONFIG: 'exit', SLUICE_FUNCTION: f.name },
+    });
+  }
 }, 240_000);
 
 test('a misspelt top-level key fails the preview, naming the key it resembles', () => {

@@ -89,6 +89,44 @@ test('four gen2 functions on nodejs22, one service account each, never open with
   });
 });
 
+test('every function refuses to serve an invalid configuration: it exits before it listens (ADR-2004)', () => {
+  const fns = only('gcp:cloudfunctionsv2/function:Function');
+  expect(fns).toHaveLength(4);
+  for (const f of fns) {
+    const svc = f.inputs.serviceConfig as { environmentVariables: Record<string, string> };
+    // With this policy a bad configuration fails Cloud Run's startup probe instead of serving 503s.
+    expect(svc.environmentVariables).toMatchObject({
+      SLUICE_ON_INVALID_CONFIG: 'exit',
+      SLUICE_FUNCTION: f.name,
+    });
+    // All traffic on the latest revision that became ready: a revision that failed its probe never gets any.
+    expect(f.inputs.serviceConfig).toMatchObject({ allTrafficOnLatestRevision: true });
+  }
+});
+
+test('the resource set: how many of each type the default deployment creates', () => {
+  const counts: Record<string, number> = {};
+  for (const r of recorded) counts[r.type] = (counts[r.type] ?? 0) + 1;
+  expect(counts).toEqual({
+    'gcp:bigquery/dataset:Dataset': 1,
+    'gcp:bigquery/datasetIamMember:DatasetIamMember': 3,
+    'gcp:cloudfunctionsv2/function:Function': 4,
+    'gcp:cloudrunv2/serviceIamMember:ServiceIamMember': 3,
+    'gcp:cloudscheduler/job:Job': 1,
+    'gcp:cloudtasks/queue:Queue': 2,
+    'gcp:cloudtasks/queueIamMember:QueueIamMember': 4,
+    'gcp:logging/metric:Metric': 15,
+    'gcp:monitoring/alertPolicy:AlertPolicy': 5,
+    'gcp:monitoring/dashboard:Dashboard': 1,
+    'gcp:serviceaccount/account:Account': 6,
+    'gcp:serviceaccount/iAMMember:IAMMember': 3,
+    'gcp:spanner/databaseIAMMember:DatabaseIAMMember': 4,
+    'gcp:storage/bucket:Bucket': 2,
+    'gcp:storage/bucketIAMMember:BucketIAMMember': 4,
+    'gcp:storage/bucketObject:BucketObject': 1,
+  });
+});
+
 test("the writer alone gets its own variables; dead letters under the pipeline's prefix of the ledger bucket", () => {
   const envOf = (name: string) =>
     (
