@@ -69,6 +69,20 @@ export const LOG_METRICS: readonly LogMetricSpec[] = [
     match: 'jsonPayload.event="pipeline.failed"',
     unit: '1',
   },
+  {
+    id: 'partition_failed',
+    description:
+      'Partitions stopped by a permanent failure (a bad record under SLUICE_ON_BAD_RECORD=fail, …)',
+    match: 'jsonPayload.event="partition.failed"',
+    unit: '1',
+  },
+  {
+    id: 'dead_lettered',
+    description: 'Change records set aside as dead letters (SLUICE_ON_BAD_RECORD=dead-letter)',
+    match: 'jsonPayload.event="record.dead-lettered"',
+    valueField: 'jsonPayload.records',
+    unit: '1',
+  },
   ...writerMetric('writer_mutations', 'Mutations per writer request', 'mutations'),
   ...writerMetric(
     'writer_retried',

@@ -8,6 +8,7 @@
  * it and no function process outlives the stack that started it (ADR-2001).
  */
 import { getTestServer } from '@google-cloud/functions-framework/testing';
+import { type ExpressApp, installOn } from '../shared/http/edge';
 
 const FUNCTIONS = ['scheduler', 'reader', 'backfill', 'writer'] as const;
 
@@ -31,6 +32,9 @@ function main(argv: string[]): void {
   require(`../functions/${target}`);
   const server = getTestServer(target as string);
   server.once('error', (err) => failed(target as string, Number(portText), err));
+  // The framework's Express app answers requests: JSON errors from the first request on (ADR-1508).
+  const app = server.listeners('request')[0];
+  if (app) installOn(app as unknown as ExpressApp);
   server.listen(Number(portText), '127.0.0.1', () => {
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : Number(portText);

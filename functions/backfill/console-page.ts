@@ -77,9 +77,9 @@ function drawBackfills(list) {
 function drawDeadLetters(answer) {
   if (answer.status === 404) { $('dead').innerHTML = '<p class="muted" data-testid="dead-letters-unavailable">dead letters are not available in this version</p>'; return; }
   const b = answer.body || {}; const items = b.deadLetters || b.items || [];
-  $('dead').innerHTML = '<p data-testid="dead-letter-count">' + esc(b.total ?? items.length) + ' dead letters</p>'
+  $('dead').innerHTML = '<p data-testid="dead-letter-count">' + esc(b.counts?.pending ?? b.total ?? items.length) + ' dead letters</p>'
     + (items.length ? '<button data-testid="replay" onclick="act(\\'POST\\', \\'/dead-letters/replay\\', {})">replay all</button>' : '')
-    + '<table>' + items.slice(0, 50).map((d) => '<tr><td>' + esc(d.table) + '</td><td class="error">' + esc(d.error?.message ?? d.error) + '</td><td>' + esc(d.partition ?? '') + '</td></tr>').join('') + '</table>';
+    + '<table>' + items.slice(0, 50).map((d) => '<tr><td>' + esc(d.table) + '</td><td class="error">' + esc(d.reason ?? d.error?.message ?? d.error) + '</td><td>' + esc(d.partition ?? '') + '</td></tr>').join('') + '</table>';
 }
 function drawTables(tables) {
   $('tables').innerHTML = tables.map((t) => '<details open data-testid="table" data-table="' + esc(t.source) + '"><summary><b>' + esc(t.source) + '</b> → '

@@ -2,6 +2,7 @@
 import { http } from '@google-cloud/functions-framework';
 import type { BackfillDeps } from '../../shared/app/backfill/deps';
 import { SluiceError } from '../../shared/domain/errors';
+import { installJsonErrors } from '../../shared/http/edge';
 import { answerHealth, answerNotFound, type HttpRequest, type HttpResponse } from '../../shared/http/health';
 import { backfillDeps, realAdapters } from '../../shared/wiring/backfill';
 import { checkInstance, failFast } from '../../shared/wiring/startup';
@@ -16,6 +17,7 @@ function instanceDeps(): BackfillDeps {
 }
 
 async function handle(req: HttpRequest, res: HttpResponse): Promise<void> {
+  installJsonErrors(req);
   if (answerHealth('backfill', req, res)) return;
   let built: BackfillDeps;
   try {

@@ -1,6 +1,6 @@
 /**
  * HTTP routes of the backfill function over the use cases: the operator API (`POST/GET/DELETE /backfills`,
- * `GET /status`) and the worker route Cloud Tasks calls. Only maps requests and outcomes to HTTP.
+ * `GET /status`, the failure routes of `operator-routes.ts`) and the worker route Cloud Tasks calls. Only maps requests and outcomes to HTTP.
  */
 import {
   cancelBackfill,
@@ -16,8 +16,10 @@ import { type Audience, httpStatusFor, SluiceError } from '../../shared/domain/e
 import { formatSpannerType } from '../../shared/domain/spanner-types';
 import { type TableTargets, targetsFor } from '../../shared/domain/table-rules';
 import { formatTimestamp } from '../../shared/domain/timestamp';
+import { answerMethodNotAllowed, decodeSegment } from '../../shared/http/edge';
 import type { HttpRequest, HttpResponse } from '../../shared/http/health';
 import { consolePage } from './console-page';
+import { operatorRoute } from './operator-routes';
 
 /** Path of the worker route (the task URL is the function's URL plus this path). */
 export const WORKER_PATH = '/backfills/tasks';
@@ -117,6 +119,22 @@ async function consoleTables(deps: BackfillDeps, res: HttpResponse): Promise<voi
   res.status(200).json({ tables });
 }
 
+/** The operator API's paths and their methods (the failure routes add theirs), for 405 `Allow`. */
+function allowedMethods(path: string): string[] | undefined {
+  if (path === WORKER_PATH) return ['POST'];
+  if (path === '/backfills') return ['GET', 'POST'];
+  if (path === '/status' || path === '/' || path === '/console/tables') return ['GET'];
+  if (/^\/backfills\/[^/]+$/.test(path)) return ['GET', 'DELETE'];
+  return undefined;
+}
+
+/** A POST body that is not JSON (the framework's text or raw parser took it): 415 names what to send. */
+function notJson(req: BackfillHttpRequest): boolean {
+  if (req.method !== 'POST' || !req.rawBody || req.rawBody.length === 0) return false;
+  const parsed = typeof req.body === 'object' && req.body !== null && !Buffer.isBuffer(req.body);
+  return !parsed;
+}
+
 async function route(deps: BackfillDeps, req: BackfillHttpRequest, res: HttpResponse): Promise<boolean> {
   const { method, path } = req;
   if (method === 'GET' && path === '/') {
@@ -124,6 +142,18 @@ async function route(deps: BackfillDeps, req: BackfillHttpRequest, res: HttpResp
     return true;
   }
   if (method === 'GET' && path === '/console/tables') return consoleTables(deps, res).then(() => true);
+  if (notJson(req))
+    return (
+      problem(res, 415, `send the body as application/json (saw "${req.header('content-type') ?? ''}")`), true
+    );
+  const answer = await operatorRoute(deps, req);
+  if (answer) {
+    for (const [name, value] of Object.entries(answer.headers ?? {})) res.set?.(name, value);
+    res.status(answer.status).json(answer.body);
+    return true;
+  }
+  const allowed = allowedMethods(path);
+  if (allowed && !allowed.includes(method)) return (answerMethodNotAllowed(req, res, allowed), true);
   if (method === 'POST' && path === WORKER_PATH) return runTask(deps, req, res).then(() => true);
   if (method === 'POST' && path === '/backfills') return postBackfill(deps, req, res).then(() => true);
   if (method === 'GET' && path === '/backfills') {
@@ -132,8 +162,9 @@ async function route(deps: BackfillDeps, req: BackfillHttpRequest, res: HttpResp
   }
   if (method === 'GET' && path === '/status') return readStatus(deps, res).then(() => true);
   const m = /^\/backfills\/([^/]+)$/.exec(path);
-  if (!m || (method !== 'GET' && method !== 'DELETE')) return false;
-  const id = decodeURIComponent(m[1]!);
+  if (!m) return false;
+  const id = decodeSegment(m[1]!);
+  if (id === undefined) return (problem(res, 400, `bad percent-encoding in the backfill id "${m[1]}"`), true);
   const view = method === 'GET' ? await getBackfill(deps, id) : await cancelBackfill(deps, id);
   if (view) res.status(200).json(view);
   else problem(res, 404, `no backfill ${id}`);

@@ -12,7 +12,8 @@ import { readerTaskSchema } from '../../shared/app/reader-task';
 import { SluiceError } from '../../shared/domain/errors';
 import type { LogContext, Logger } from '../../shared/domain/log';
 import { describeIssues } from '../../shared/domain/zod-helpers';
-import { answerHealth, answerNotFound, type HttpRequest, type HttpResponse } from '../../shared/http/health';
+import { answerMethodNotAllowed, installJsonErrors } from '../../shared/http/edge';
+import { answerHealth, type HttpRequest, type HttpResponse } from '../../shared/http/health';
 import { type App, appOfInstance, stdoutLogger } from '../../shared/wiring/app';
 import { checkInstance, failFast } from '../../shared/wiring/startup';
 
@@ -46,8 +47,9 @@ function taskContext(req: HttpRequest): LogContext & { retryCount: number } {
 /** Builds the handler over an app provider (the instance's app in production, in-memory ports in tests). */
 export function createReaderHandler(getApp: () => App) {
   return async (req: HttpRequest, res: HttpResponse): Promise<void> => {
+    installJsonErrors(req);
     if (answerHealth('reader', req, res)) return;
-    if (req.method !== 'POST') return answerNotFound(req, res);
+    if (req.method !== 'POST') return answerMethodNotAllowed(req, res, ['POST']);
     const { retryCount, ...context } = taskContext(req);
     let log: Logger = stdoutLogger().child(context);
     try {

@@ -4,13 +4,15 @@
  */
 import { http } from '@google-cloud/functions-framework';
 import { SluiceError } from '../../shared/domain/errors';
-import { answerHealth, answerNotFound, type HttpRequest, type HttpResponse } from '../../shared/http/health';
+import { answerMethodNotAllowed, installJsonErrors } from '../../shared/http/edge';
+import { answerHealth, type HttpRequest, type HttpResponse } from '../../shared/http/health';
 import { type App, appOfInstance, stdoutLogger } from '../../shared/wiring/app';
 import { checkInstance, failFast } from '../../shared/wiring/startup';
 
 /** Builds the handler over an app provider (the instance's app in production, in-memory ports in tests). */
 export function createSchedulerHandler(getApp: () => App) {
   return async (req: HttpRequest, res: HttpResponse): Promise<void> => {
+    installJsonErrors(req);
     if (answerHealth('scheduler', req, res)) return;
     let app: App | undefined;
     try {
@@ -20,7 +22,8 @@ export function createSchedulerHandler(getApp: () => App) {
         res.status(200).json(status ?? { pipeline: app.settings.config.pipeline, state: 'uninitialised' });
         return;
       }
-      if (req.method !== 'POST') return answerNotFound(req, res);
+      if (req.method !== 'POST')
+        return answerMethodNotAllowed(req, res, req.path === '/status' ? ['GET'] : ['POST']);
       const report = await app.scheduler.tick();
       res.status(200).json(report.status ?? { state: 'starting' });
     } catch (err) {

@@ -5,6 +5,7 @@
 import { http } from '@google-cloud/functions-framework';
 import { SluiceError } from '../../shared/domain/errors';
 import { createLogger, type Logger } from '../../shared/domain/log';
+import { answerMethodNotAllowed, installJsonErrors } from '../../shared/http/edge';
 import { answerHealth, answerNotFound, type HttpRequest, type HttpResponse } from '../../shared/http/health';
 import { checkInstance, failFast } from '../../shared/wiring/startup';
 import { type WriterInstance, writerOfInstance } from '../../shared/wiring/writer';
@@ -33,8 +34,10 @@ function leaveRequestDomain(): void {
 /** Builds the handler over a writer provider (the instance's writer in production, others in tests). */
 export function createWriterHandler(getWriter: () => Promise<WriterInstance>) {
   return async (req: WriterHttpRequest, res: HttpResponse): Promise<void> => {
+    installJsonErrors(req);
     if (answerHealth('writer', req, res)) return;
-    if (req.method !== 'POST' || req.path !== '/mutations') return answerNotFound(req, res);
+    if (req.path !== '/mutations') return answerNotFound(req, res);
+    if (req.method !== 'POST') return answerMethodNotAllowed(req, res, ['POST']);
     leaveRequestDomain();
     let built: WriterInstance;
     try {

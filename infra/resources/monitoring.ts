@@ -11,6 +11,8 @@ export interface Monitoring {
     lag: gcp.monitoring.AlertPolicy;
     retention: gcp.monitoring.AlertPolicy;
     failed: gcp.monitoring.AlertPolicy;
+    partitionFailed: gcp.monitoring.AlertPolicy;
+    deadLettered: gcp.monitoring.AlertPolicy;
     writerRouted: gcp.monitoring.AlertPolicy;
     writerFailed: gcp.monitoring.AlertPolicy;
     writerRejected: gcp.monitoring.AlertPolicy;
@@ -34,6 +36,20 @@ export function createMonitoring(s: InfraSettings): Monitoring {
       RETENTION_DOC,
     ),
     failed: failedAlert(s, type('pipeline_failed'), type('replication_lag')),
+    partitionFailed: countAlert(
+      s,
+      'partition-failed-alert',
+      'sluice: a partition failed',
+      type('partition_failed'),
+      PARTITION_FAILED_DOC,
+    ),
+    deadLettered: countAlert(
+      s,
+      'dead-lettered-alert',
+      'sluice: change records dead-lettered',
+      type('dead_lettered'),
+      DEAD_LETTERED_DOC,
+    ),
     writerRouted: countAlert(
       s,
       'writer-routed-alert',
@@ -155,6 +171,14 @@ function countCondition(displayName: string, metricType: pulumi.Output<string>) 
   };
 }
 
+const PARTITION_FAILED_DOC =
+  'A partition stopped on a permanent failure and holds the watermark: `GET /status` names it in ' +
+  '`lastErrors` (table, column, key, error). Fix the cause, then `POST /partitions/retry` on the backfill ' +
+  'function (docs/operating.md).';
+const DEAD_LETTERED_DOC =
+  'Change records the replica could not take were set aside under `SLUICE_ON_BAD_RECORD=dead-letter`: ' +
+  '`GET /dead-letters` on the backfill function lists them by table and reason. Fix the cause, then ' +
+  '`POST /dead-letters/replay` (docs/operating.md).';
 const RETENTION_DOC =
   'A position is close to the change-stream retention: it will expire unless readers catch up.';
 const ROUTED_DOC =

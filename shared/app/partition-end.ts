@@ -3,6 +3,10 @@
  * every child (create-only — a merge's other parents write identical bytes, so exactly one exists), then write
  * the parent `finished`, then mark ready each child whose parents have all finished and enqueue it. A crash
  * between steps is repaired by whoever comes next: the scheduler promotes and enqueues waiting children.
+ *
+ * A reader that stalled (ADR-1509) must not create children after another reader finished the lineage and
+ * the scheduler removed it: children are created only after re-reading the parent and finding it still
+ * leased by this reader with time left; a parent already finished had its children created before.
  */
 
 import { SluiceError } from '../domain/errors';
@@ -10,11 +14,14 @@ import {
   entriesFromChildPartitions,
   finishPartition,
   type HistoryCursors,
+  isHeldBy,
+  isLeaseExpired,
   markReady,
   type PartitionEnd,
   type PartitionEntry,
   type PartitionView,
 } from '../domain/ledger';
+import type { Timestamp } from '../domain/timestamp';
 import type { TaskQueue } from '../ports/task-queue';
 import type { LedgerStore } from './ledger-store';
 import { enqueueReaderTask } from './reader-task';
@@ -30,6 +37,7 @@ export async function endPartition(
     records: number;
     /** The history cursors as of the end (recorded with the finished entry). */
     history?: HistoryCursors;
+    now: Timestamp;
   },
   entry: PartitionEntry,
   end: PartitionEnd,
@@ -42,6 +50,7 @@ export async function endPartition(
     childPartitions: end.children,
   };
   const children = entriesFromChildPartitions(record, entry.epoch);
+  if (!(await stillHeld(args, entry))) return [];
   for (const child of children) await ledger.createPartition(child);
   const out = await ledger.updatePartition(entry.epoch, entry.id, (e, writer) =>
     finishPartition(e, {
@@ -63,6 +72,27 @@ export async function endPartition(
     if (await promoteChild(args, child)) enqueued.push(child.id);
   }
   return enqueued;
+}
+
+/**
+ * Re-reads the parent before its children are created: true while this reader holds an unexpired lease;
+ * false when the parent is already finished (its children were created then); @throws SluiceError
+ * (`conflict`) when the entry is gone or another reader holds it — a stalled reader then gives up.
+ */
+async function stillHeld(
+  args: { ledger: LedgerStore; holder: string; now: Timestamp },
+  entry: PartitionEntry,
+): Promise<boolean> {
+  const current = await args.ledger.readPartition(entry.epoch, entry.id);
+  const e = current?.value;
+  if (e?.state === 'finished') return false;
+  if (!e || !isHeldBy(e, args.holder) || (e.lease !== null && isLeaseExpired(e.lease, args.now))) {
+    throw new SluiceError(
+      'conflict',
+      `not creating the children of ${entry.id}: ${e ? `its lease is no longer this reader's (${e.state})` : 'its entry is gone (the lineage was finished by another reader)'}`,
+    );
+  }
+  return true;
 }
 
 /** Marks a child ready when all its parents finished, and enqueues it; false when it must still wait. */

@@ -23,6 +23,7 @@ import type { ChangeSource } from '../ports/change-source';
 import type { HistorySink, ReplicaSink } from '../ports/sinks';
 import type { SpannerCatalog } from '../ports/spanner-catalog';
 import type { TaskQueue } from '../ports/task-queue';
+import type { DeadLetterStore } from './dead-letters';
 import { type LedgerStore, newWriterToken, type Versioned } from './ledger-store';
 import { endPartition } from './partition-end';
 import { startQuietWindow } from './quiet-window';
@@ -31,7 +32,7 @@ import { enqueueReaderTask, type ReaderTask } from './reader-task';
 import { type AppSettings, epochMillis, type Runtime } from './settings';
 import { StreamGuard } from './stream-guard';
 import { TableRegistry } from './table-registry';
-import { runWindow, type WindowResult } from './window-run';
+import { runWindow, WindowFailure, type WindowResult } from './window-run';
 
 /** The ports a reader uses. */
 export interface ReaderPorts {
@@ -41,6 +42,8 @@ export interface ReaderPorts {
   catalog: SpannerCatalog;
   replica: ReplicaSink;
   history: HistorySink;
+  /** Where records the replica cannot take go under `SLUICE_ON_BAD_RECORD=dead-letter`. */
+  deadLetters: DeadLetterStore;
 }
 
 export type { TaskOutcome };
@@ -68,6 +71,7 @@ export class Reader {
   /** Runs one task; never throws (every failure becomes an outcome). */
   async run(task: ReaderTask, log: Logger = this.runtime.log): Promise<TaskOutcome> {
     const holder = newWriterToken('reader');
+    const deadline = this.deadline(this.runtime.now());
     let leased: PartitionEntry | undefined;
     let leaseFree = false;
     try {
@@ -87,7 +91,7 @@ export class Reader {
         if ('status' in started) return started;
         if (started.kind === 'active') {
           leased = started.entry;
-          return await this.runLeased(leased, holder, log, started);
+          return await this.runLeased(leased, holder, log, deadline, started);
         }
         // Not `ready` (a lease to take over or refuse, a finished or failed partition): the leased path decides.
       }
@@ -97,12 +101,15 @@ export class Reader {
         return noop(acquired);
       }
       leased = acquired;
-      return await this.runLeased(leased, holder, log);
-    } catch (err) {
+      return await this.runLeased(leased, holder, log, deadline);
+    } catch (thrown) {
+      // A window that failed says what it had acknowledged: recorded with the failure (ADR-1501).
+      const partial = thrown instanceof WindowFailure ? thrown.partial : undefined;
+      const err = thrown instanceof WindowFailure ? thrown.cause : thrown;
       if (!leased && leaseFree) leased = await this.leaseToRecord(err, task, holder);
       return recordTaskFailure(
         { ledger: this.ports.ledger, now: this.runtime.now() },
-        { err, task, holder, leased },
+        { err, task, holder, leased, ...(partial ? { partial } : {}) },
         log,
       );
     }
@@ -240,6 +247,7 @@ export class Reader {
     entry: PartitionEntry,
     holder: string,
     log: Logger,
+    deadline: Timestamp | undefined,
     started?: { window: Window; source: ChangeSource },
   ): Promise<TaskOutcome> {
     const { ledger, catalog, replica, history } = this.ports;
@@ -256,16 +264,30 @@ export class Reader {
       ledger,
       source,
       sinks: { replica, history, catalog, tables: this.tables },
+      deadLetters: this.ports.deadLetters,
       config,
       runtime: this.runtime,
       holder,
+      deadline,
     };
     const result = await runWindow(ctx, entry, window);
     try {
       return await this.afterWindow(result, window, holder, wlog);
+    } catch (err) {
+      throw new WindowFailure(err, result);
     } finally {
       result.streams.release();
     }
+  }
+
+  /**
+   * This request's deadline: the dispatch deadline less a margin, from when the task started (ADR-1505). Cloud
+   * Tasks gives up on the request at the dispatch deadline and may hand the partition to another reader; a
+   * window stops before that, at the last boundary it flushed.
+   */
+  private deadline(started: Timestamp): Timestamp | undefined {
+    const ms = this.settings.requestDeadlineMs;
+    return ms === undefined ? undefined : addMillis(started, ms);
   }
 
   /** Records the window's outcome: the partition finished (children enqueued), or released and chained. */
@@ -284,6 +306,8 @@ export class Reader {
       from: formatTimestamp(window.from),
       to: formatTimestamp(window.to),
       ended: end !== null,
+      ...(result.deadLettered > 0 ? { deadLettered: result.deadLettered } : {}),
+      ...(result.cutShort ? { cutShort: 'request deadline' } : {}),
     });
     if (end) {
       const args = {
@@ -294,6 +318,7 @@ export class Reader {
         holder,
         records: result.uncounted,
         history: result.history,
+        now: this.runtime.now(),
       };
       const children = await endPartition(args, result.entry, end);
       await result.streams.finalizeAll();

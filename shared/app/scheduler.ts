@@ -14,11 +14,12 @@ import type { CompletenessSink, HistorySink, ReplicaSink } from '../ports/sinks'
 import type { SpannerCatalog } from '../ports/spanner-catalog';
 import type { TaskQueue } from '../ports/task-queue';
 import type { BackfillStarter } from './backfill/starter';
+import type { DeadLetterStore } from './dead-letters';
 import { type LedgerStore, type ListedPartition, newWriterToken, type Versioned } from './ledger-store';
 import { retentionBackfillId, type StartArgs, snapshotHandOver, startPipeline } from './pipeline-start';
 import { enqueueReaderTask } from './reader-task';
 import type { AppSettings, Runtime } from './settings';
-import { buildStatus, type PipelineStatus, type StatusError } from './status';
+import { buildStatus, type PipelineStatus, partitionError, type StatusError, stoppedStatus } from './status';
 import { StreamGuard } from './stream-guard';
 import { logValidated, type ValidatedStream, validateStream } from './stream-validation';
 import { TableRegistry } from './table-registry';
@@ -35,6 +36,8 @@ export interface SchedulerPorts {
   history: HistorySink;
   /** Starts backfills: `startAt: "snapshot"` and the retention fallback `restart-and-backfill` need it. */
   backfills?: BackfillStarter | undefined;
+  /** The stream's dead letters, counted in the status (absent: not counted). */
+  deadLetters?: DeadLetterStore | undefined;
 }
 
 /** What one tick did, for the HTTP answer and tests. */
@@ -98,7 +101,14 @@ export class Scheduler {
 
   /** Runs one tick. @throws SluiceError; retryable ones should be answered 503 (the next tick retries anyway). */
   async tick(): Promise<TickReport> {
-    const stream = await this.validate();
+    let stream: ValidatedStream;
+    try {
+      stream = await this.validate();
+    } catch (err) {
+      const e = SluiceError.from(err, 'stream validation');
+      if (e.kind !== 'permanent' && e.kind !== 'invalid-input') throw e;
+      return this.stopped(e);
+    }
     const tables = await this.syncTables();
     let manifest = await this.ports.ledger.readManifest();
     if (!manifest || manifest.value.state === 'starting') {
@@ -115,6 +125,26 @@ export class Scheduler {
     const current = await this.guard.resumeIfFixed(manifest);
     if (current.value.state !== 'running' || !(await this.guard.stopIfHiding(current))) return current;
     return (await this.ports.ledger.readManifest()) ?? current;
+  }
+
+  /**
+   * The configuration cannot work against the database: the status says `stopped` with the reason (naming the
+   * table and the fix) instead of failing every tick silently; the manifest is left alone, so the tick after
+   * the fix validates again and runs (ADR-1507).
+   */
+  private async stopped(e: SluiceError): Promise<TickReport> {
+    const { config } = this.settings;
+    const manifest = await this.ports.ledger.readManifest();
+    this.runtime.log.error('pipeline.failed', e, { reason: 'configuration' });
+    const status = stoppedStatus({
+      pipeline: config.pipeline,
+      stream: config.spanner.stream,
+      reason: e.message,
+      now: this.runtime.now(),
+      epoch: manifest?.value.epoch ?? null,
+    });
+    await this.ports.ledger.writeStatus(status);
+    return { status, enqueued: 0, promoted: 0, removed: 0 };
   }
 
   private startArgs(tables: TableStatus[] = this.tables ?? []): StartArgs {
@@ -161,7 +191,8 @@ export class Scheduler {
     const promoted = await this.promote(plan, byId, errors);
     const enqueued = await this.enqueue(plan, promoted, byId, errors, epoch);
     const removed = await this.remove(plan, listing.partitions, epoch);
-    errors.push(...(await this.failedErrors(plan, epoch)));
+    errors.push(...(await this.partitionErrors(current, epoch)));
+    const letters = await this.countDeadLetters(errors);
     const status = buildStatus({
       manifest: manifest.value,
       views: current.map((p) => p.view),
@@ -169,8 +200,9 @@ export class Scheduler {
       now,
       retention: retention.info,
       errors,
-      listCalls: listing.calls,
+      listCalls: listing.calls + (letters?.calls ?? 0),
       tables,
+      deadLetters: letters?.counts,
     });
     await ledger.writeStatus(status);
     await this.recordCompleteness(plan.watermark, tables);
@@ -239,27 +271,59 @@ export class Scheduler {
     return created;
   }
 
-  /** Deletes removable finished partitions and entries of older epochs (compare-and-swap on generation). */
+  /**
+   * Deletes removable finished partitions, orphaned waiting ones and entries of older epochs (compare-and-swap
+   * on generation).
+   */
   private async remove(plan: TickPlan, all: ListedPartition[], epoch: number): Promise<number> {
     const removable = new Set(plan.removable);
+    const orphaned = new Set(plan.orphaned);
     let removed = 0;
     for (const p of all) {
-      const gone = p.view.epoch !== epoch || removable.has(p.view.id);
-      if (gone && (await this.ports.ledger.deleteObject(p.name, p.generation))) removed++;
+      const orphan = p.view.epoch === epoch && orphaned.has(p.view.id);
+      const gone = p.view.epoch !== epoch || removable.has(p.view.id) || orphan;
+      if (!gone || !(await this.ports.ledger.deleteObject(p.name, p.generation))) continue;
+      removed++;
+      // A stalled reader re-created it after its lineage was finished and removed (ADR-1509).
+      if (orphan)
+        this.runtime.log.warn('partition.orphan-removed', {
+          partition: p.view.id,
+          parents: p.view.parentIds,
+        });
     }
     return removed;
   }
 
-  /** The recorded errors of failed partitions (a few reads: failed partitions are rare and need an operator). */
-  private async failedErrors(plan: TickPlan, epoch: number): Promise<StatusError[]> {
+  /**
+   * The recorded errors of failed partitions, then of partitions that keep failing (retried, `failures` > 0):
+   * a few reads, at most ten — such partitions are rare and need an operator (ADR-1501).
+   */
+  private async partitionErrors(current: ListedPartition[], epoch: number): Promise<StatusError[]> {
+    const failing = current
+      .map((p) => p.view)
+      .filter((v) => v.state === 'failed' || v.failures > 0)
+      .sort(
+        (a, b) => (a.state === 'failed' ? 0 : 1) - (b.state === 'failed' ? 0 : 1) || b.failures - a.failures,
+      );
     const out: StatusError[] = [];
-    for (const id of plan.failed.slice(0, 10)) {
-      const e = await this.ports.ledger.readPartition(epoch, id).catch(() => undefined);
+    for (const view of failing.slice(0, 10)) {
+      const e = await this.ports.ledger.readPartition(epoch, view.id).catch(() => undefined);
       const last = e?.value.lastError;
-      if (last)
-        out.push({ partition: id, kind: last.kind, message: last.message, at: formatTimestamp(last.at) });
+      if (last) out.push(partitionError(view, last));
     }
     return out;
+  }
+
+  /** The dead letters' counts for the status; a listing that fails is an error of the status, not the tick. */
+  private async countDeadLetters(errors: StatusError[]) {
+    if (!this.ports.deadLetters) return undefined;
+    try {
+      const { calls, ...counts } = await this.ports.deadLetters.counts();
+      return { calls, counts };
+    } catch (err) {
+      errors.push(this.toStatusError(err));
+      return undefined;
+    }
   }
 
   private async recordCompleteness(watermark: Timestamp | null, tables: TableStatus[]): Promise<void> {

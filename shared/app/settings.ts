@@ -25,6 +25,11 @@ export interface AppSettings {
    * this old (ADR-1201). Absent or 0: every quiet window that moves the position writes it.
    */
   quietCheckpointMs?: number;
+  /**
+   * How long one reader request may run: the tasks' dispatch deadline less a margin (ADR-1505). A window
+   * stops there at its last flushed boundary. Absent: no limit but the window's own reach.
+   */
+  requestDeadlineMs?: number;
 }
 
 /** Clock and ids, injected so tests control time and randomness. */

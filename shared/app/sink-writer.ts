@@ -9,6 +9,7 @@
  */
 
 import { isSnapshotTooOld } from '../domain/backfill/snapshot-errors';
+import type { BadRecordPolicy, RejectedRecord } from '../domain/bad-records';
 import type { DataChangeRecord, JsonValue } from '../domain/change-record';
 import { SluiceError } from '../domain/errors';
 import { type HistoryRow, historyRowsByDestination } from '../domain/history-rows';
@@ -26,6 +27,7 @@ import { formatTimestamp, type Timestamp } from '../domain/timestamp';
 import { toWriterValue, type ValueIssue, type WriterValue } from '../domain/value-mapping';
 import type { HistorySink, ReplicaSink } from '../ports/sinks';
 import type { SpannerCatalog } from '../ports/spanner-catalog';
+import { writeReplicaTable } from './replica-table';
 import type { ReplicatedTable, TableRegistry } from './table-registry';
 
 /** The ports a batch goes to. */
@@ -37,10 +39,10 @@ export interface SinkPorts {
 }
 
 /** The ports the replica path uses. */
-type ReplicaPorts = Pick<SinkPorts, 'replica' | 'catalog' | 'tables'>;
+export type ReplicaPorts = Pick<SinkPorts, 'replica' | 'catalog' | 'tables'>;
 
 /** Brings the table's plan up to every record's columns, re-planning at each drifting record's timestamp. */
-async function followSchema(
+export async function followSchema(
   tables: TableRegistry,
   table: ReplicatedTable,
   records: DataChangeRecord[],
@@ -95,7 +97,7 @@ async function readAt(
  * The UPSERT / DELETE of every change: read-at-commit requests are grouped by commit timestamp and resolved
  * with one read each (a key without a row at that timestamp becomes a DELETE of the key).
  */
-async function resolveChanges(
+export async function resolveChanges(
   ports: ReplicaPorts,
   table: ReplicatedTable,
   changes: ReplicaChange[],
@@ -146,29 +148,27 @@ function byTable(records: DataChangeRecord[]): Map<string, DataChangeRecord[]> {
 
 /**
  * Writes the replica changes of a batch (every record of each of its commit timestamps), each table's plan
- * brought up to its records' columns first; returns the rows written.
+ * brought up to its records' columns first, under the bad-record policy (ADR-1502); returns the rows
+ * written and the records set aside (`dead-letter` only).
  */
 export async function writeReplica(
   ports: ReplicaPorts,
   records: DataChangeRecord[],
+  policy: BadRecordPolicy,
   log: Logger,
-): Promise<number> {
+): Promise<{ rows: number; rejected: RejectedRecord[] }> {
   let written = 0;
+  const rejected: RejectedRecord[] = [];
   for (const [name, recs] of byTable(records)) {
     const first = await ports.tables.table(name, (recs[0] as DataChangeRecord).commitTimestamp);
     // Not replicated (logged once per instance by the registry, listed in the status by the scheduler).
     if (!first?.targets.replica) continue;
     const table = await followSchema(ports.tables, first, recs);
-    const { plan } = table;
-    const options = { ignored: plan.ignored, readAtCommit: plan.readAtCommit.length > 0 };
-    const { changes, issues } = buildReplicaChanges(recs, options);
-    const resolved = await resolveChanges(ports, table, changes, issues);
-    await ports.replica.write(first.targets.replica, resolved.rows);
-    written += resolved.rows.length;
-    if (issues.length > 0)
-      log.warn('replica.value-issues', { table: name, count: issues.length, first: issues.slice(0, 5) });
+    const out = await writeReplicaTable(ports, table, recs, policy, log);
+    written += out.rows;
+    rejected.push(...out.rejected);
   }
-  return written;
+  return { rows: written, rejected };
 }
 
 /**

@@ -2,8 +2,9 @@
  * The status object the scheduler writes each tick and `GET /status` returns: pipeline state, watermark, lag,
  * partitions by state, and the last errors — what an operator looks at first.
  */
-import type { Manifest, PartitionState, PartitionView, TickPlan } from '../domain/ledger';
+import type { LastError, Manifest, PartitionState, PartitionView, TickPlan } from '../domain/ledger';
 import { diffMillis, formatTimestamp, type Timestamp } from '../domain/timestamp';
+import type { DeadLetterCounts } from './dead-letters';
 import type { TableStatus } from './table-status';
 
 /** One recorded failure, for the status page. */
@@ -12,6 +13,12 @@ export interface StatusError {
   kind: string;
   message: string;
   at: string;
+  /** The partition's state when the error is a partition's: `failed`, or `ready` while it is being retried. */
+  state?: PartitionState;
+  /** Failed attempts since the partition last moved (a partition's error only). */
+  failures?: number;
+  /** The record the failure was met on: table, column, key (JSON) and commit timestamp. */
+  record?: { table: string; column?: string; key: string; commitTimestamp: string };
 }
 
 /** The status document (JSON). */
@@ -30,6 +37,8 @@ export interface PipelineStatus {
   slowest: Array<{ partition: string; lagSeconds: number }>;
   retention: { seconds: number; marginSeconds: number; danger: boolean } | null;
   lastErrors: StatusError[];
+  /** Dead letters of the stream not yet replayed, by table and reason (ADR-1503); absent when not counted. */
+  deadLetters?: DeadLetterCounts;
   listCalls: number;
   /** Every source table the stream watches (and any dropped one): where it goes, its columns, its state. */
   tables: TableStatus[];
@@ -87,6 +96,7 @@ export function buildStatus(args: {
   errors: StatusError[];
   listCalls: number;
   tables?: TableStatus[];
+  deadLetters?: DeadLetterCounts | undefined;
 }): PipelineStatus {
   const { manifest, plan, now } = args;
   const slowest = Object.entries(plan.lagMillis)
@@ -106,7 +116,61 @@ export function buildStatus(args: {
     slowest,
     retention: args.retention,
     lastErrors: args.errors.slice(0, 20),
+    ...(args.deadLetters ? { deadLetters: args.deadLetters } : {}),
     listCalls: args.listCalls,
     tables: args.tables ?? [],
+  };
+}
+
+/** A partition's recorded error as the status shows it. */
+export function partitionError(view: PartitionView, last: LastError): StatusError {
+  const { record } = last;
+  return {
+    partition: view.id,
+    kind: last.kind,
+    message: last.message,
+    at: formatTimestamp(last.at),
+    state: view.state,
+    failures: view.failures,
+    ...(record
+      ? {
+          record: {
+            table: record.table,
+            ...(record.column ? { column: record.column } : {}),
+            key: record.key,
+            commitTimestamp: formatTimestamp(record.commitTimestamp),
+          },
+        }
+      : {}),
+  };
+}
+
+/**
+ * The status while the configuration cannot work against the database (a table missing, not watched, …):
+ * `stopped` with the reason and its fix, partitions as the manifest left them unknown (ADR-1507).
+ */
+export function stoppedStatus(args: {
+  pipeline: string;
+  stream: string;
+  reason: string;
+  now: Timestamp;
+  epoch: number | null;
+}): PipelineStatus {
+  const none = countByState([]);
+  return {
+    pipeline: args.pipeline,
+    state: 'stopped',
+    reason: args.reason,
+    epoch: args.epoch,
+    stream: args.stream,
+    updatedAt: formatTimestamp(args.now),
+    watermark: null,
+    lagSeconds: null,
+    partitions: none,
+    slowest: [],
+    retention: null,
+    lastErrors: [],
+    listCalls: 0,
+    tables: [],
   };
 }

@@ -1,6 +1,7 @@
 /**
  * First-run validation of the change stream against the configuration (DESIGN §4 "Startup validation"): the
- * stream exists, watches every explicitly configured table, and has a supported partition mode. Every problem
+ * stream exists, watches every explicitly configured table, every such table exists, and has a supported
+ * partition mode. Every problem
  * is reported at once, each naming its fix. Options that hide changes are checked on every tick and window
  * (see stream-guard.ts): they refuse a new pipeline and stop a running one. The capture type is not refused:
  * the replica path decides per record, reading the row at its commit timestamp where the record lacks it.
@@ -9,7 +10,11 @@
 import { capturesFullRow, type Dialect } from '../domain/change-record';
 import type { PipelineConfig } from '../domain/config';
 import { SluiceError } from '../domain/errors';
-import type { ChangeStreamOptions, ChangeStreamScope } from '../domain/information-schema';
+import {
+  type ChangeStreamOptions,
+  type ChangeStreamScope,
+  TableNotFoundError,
+} from '../domain/information-schema';
 import type { Logger } from '../domain/log';
 import { hidingOptions } from '../domain/stream-options';
 import type { SpannerCatalog } from '../ports/spanner-catalog';
@@ -22,6 +27,17 @@ export interface ValidatedStream {
   dialect: Dialect;
   /** Explicitly configured table → watched columns (`all` or the list). */
   watched: Map<string, 'all' | string[]>;
+}
+
+/** True when the database has the table; other failures (transient ones) are thrown. */
+async function tableExists(catalog: SpannerCatalog, table: string): Promise<boolean> {
+  try {
+    await catalog.tableSchema(table);
+    return true;
+  } catch (err) {
+    if (err instanceof TableNotFoundError) return false;
+    throw err;
+  }
 }
 
 /** Checks the stream; @throws SluiceError (`permanent`) listing every problem and its fix. */
@@ -47,6 +63,10 @@ export async function validateStream(
         `table ${table} is not watched by ${stream}: add it to the stream or remove it from SLUICE_TABLES`,
       );
     else watched.set(table, columns);
+    if (!(await tableExists(catalog, table)))
+      problems.push(
+        `table ${table} does not exist in database ${config.spanner.database}: create it, or remove it from SLUICE_TABLES`,
+      );
   }
   if (options.partitionMode === 'MUTABLE_KEY_RANGE') {
     problems.push(

@@ -7,8 +7,10 @@
  * a window re-read after any failure appends each row at the offset it had before (ADR-1601).
  */
 
+import { failedRecord, type RejectedRecord, rejectionReason } from '../domain/bad-records';
 import type { DataChangeRecord } from '../domain/change-record';
 import type { PipelineConfig } from '../domain/config';
+import { newDeadLetter } from '../domain/dead-letter';
 import { SluiceError } from '../domain/errors';
 import { canonicalOrder, type HistoryRow } from '../domain/history-rows';
 import {
@@ -26,8 +28,9 @@ import {
   type WindowProgress,
 } from '../domain/ledger';
 import { historySources } from '../domain/table-rules';
-import { diffMillis, type Timestamp } from '../domain/timestamp';
+import { diffMillis, formatTimestamp, type Timestamp } from '../domain/timestamp';
 import type { ChangeSource } from '../ports/change-source';
+import type { DeadLetterStore } from './dead-letters';
 import { StreamUnusableError } from './history-append';
 import { HistoryStreams } from './history-streams';
 import type { LedgerStore } from './ledger-store';
@@ -36,6 +39,30 @@ import { historyBatches, type SinkPorts, writeReplica } from './sink-writer';
 
 /** Flush early when this many records are buffered, whatever the interval. */
 const MAX_BUFFERED_RECORDS = 5_000;
+
+/** What a window that failed had acknowledged: the reader records it, so a retry does not redo it. */
+export interface WindowPartial {
+  /** The boundary every sink acknowledged (null: nothing past the position). */
+  acked: Boundary | null;
+  /** The history cursors that belong to `acked`. */
+  history: HistoryCursors;
+  /** Records acknowledged but not yet counted in the ledger. */
+  uncounted: number;
+}
+
+/**
+ * A window that failed: the error as thrown, and what had been acknowledged before it (ADR-1501). The
+ * reader writes `partial` with its answer so the retry starts after it.
+ */
+export class WindowFailure extends Error {
+  override readonly name = 'WindowFailure';
+  constructor(
+    override readonly cause: unknown,
+    readonly partial: WindowPartial,
+  ) {
+    super(cause instanceof Error ? cause.message : String(cause));
+  }
+}
 
 /** Where a window ended: its progress, the last entry written, and the boundary the sinks acknowledged. */
 export interface WindowResult {
@@ -49,6 +76,10 @@ export interface WindowResult {
   /** Records acknowledged but not yet counted in the ledger. */
   uncounted: number;
   rows: number;
+  /** Records set aside as dead letters (`SLUICE_ON_BAD_RECORD=dead-letter`). */
+  deadLettered: number;
+  /** True when the window stopped early at its request deadline (the position is where it got to). */
+  cutShort: boolean;
 }
 
 /** State of a window in progress. */
@@ -61,6 +92,7 @@ class WindowRun {
   readonly streams: HistoryStreams;
   uncounted = 0;
   rows = 0;
+  deadLettered = 0;
   lastFlush: Timestamp;
   lastCheckpoint: Timestamp;
 
@@ -112,7 +144,10 @@ class WindowRun {
     const { ctx, streams } = this;
     const history = await historyBatches(ctx.sinks.tables, records);
     if (await streams.prepare(history.keys())) await this.checkpoint(streams.current);
-    this.rows += await writeReplica(ctx.sinks, records, ctx.runtime.log);
+    const replica = await writeReplica(ctx.sinks, records, ctx.config.onBadRecord, ctx.runtime.log);
+    this.rows += replica.rows;
+    // Set aside before the boundary can move past them; their history rows are written like every other's.
+    if (replica.rejected.length > 0) await this.setAside(replica.rejected);
     const before = streams.current;
     try {
       await this.appendHistory(history);
@@ -122,6 +157,38 @@ class WindowRun {
       await streams.replace(err.destination, err.reason);
       await this.checkpoint(streams.current);
       await this.appendHistory(history);
+    }
+  }
+
+  /** Writes the records the replica could not take to the dead letters, one per table (ADR-1503). */
+  private async setAside(rejected: RejectedRecord[]): Promise<void> {
+    const { ctx, entry } = this;
+    const byTable = new Map<string, RejectedRecord[]>();
+    for (const r of rejected)
+      byTable.set(r.record.tableName, [...(byTable.get(r.record.tableName) ?? []), r]);
+    for (const [table, records] of byTable) {
+      const letter = newDeadLetter({
+        pipeline: ctx.config.pipeline,
+        partition: { id: entry.id, epoch: entry.epoch },
+        position: this.acked?.at ?? entry.position,
+        now: ctx.runtime.now(),
+        rejected: records,
+        reason: rejectionReason(records[0]!.error),
+      });
+      const out = await ctx.deadLetters.put(letter);
+      this.deadLettered += records.length;
+      const first = failedRecord(records[0]!);
+      ctx.runtime.log.warn('record.dead-lettered', {
+        deadLetter: letter.id,
+        table,
+        records: records.length,
+        reason: letter.reason,
+        column: first.column,
+        key: first.key,
+        commitTimestamp: formatTimestamp(first.commitTimestamp),
+        error: records[0]!.error.message,
+        ...(out === 'exists' ? { note: 'already written by an earlier attempt' } : {}),
+      });
     }
   }
 
@@ -175,6 +242,13 @@ class WindowRun {
     });
     this.entry = this.held(out);
     this.uncounted = 0;
+    // The ledger now holds these cursors with the acknowledged boundary: they are what belongs to it.
+    this.ackedHistory = history;
+  }
+
+  /** What was acknowledged so far (for a failure's record). */
+  partial(): WindowPartial {
+    return { acked: this.acked, history: this.ackedHistory, uncounted: this.uncounted };
   }
 }
 
@@ -183,12 +257,21 @@ export interface WindowContext {
   ledger: LedgerStore;
   source: ChangeSource;
   sinks: SinkPorts;
+  deadLetters: DeadLetterStore;
   config: PipelineConfig;
   runtime: Runtime;
   holder: string;
+  /**
+   * The request's own deadline (ADR-1505): past it the window stops at the last boundary it flushed, before
+   * Cloud Tasks gives up on the request and another reader takes the partition. Absent: no deadline.
+   */
+  deadline?: Timestamp | undefined;
 }
 
-/** Reads a window to its end (or the partition's end) and flushes everything; does not release the lease. */
+/**
+ * Reads a window to its end (or the partition's end, or its deadline) and flushes everything; does not
+ * release the lease. @throws WindowFailure carrying what was acknowledged before the failure.
+ */
 export async function runWindow(
   ctx: WindowContext,
   entry: PartitionEntry,
@@ -199,8 +282,13 @@ export async function runWindow(
     return await readAll(ctx, run);
   } catch (err) {
     run.streams.release();
-    throw err;
+    throw new WindowFailure(err, run.partial());
   }
+}
+
+/** True once the request deadline has passed. */
+function pastDeadline(ctx: WindowContext, now: Timestamp): boolean {
+  return ctx.deadline !== undefined && now >= ctx.deadline;
 }
 
 async function readAll(ctx: WindowContext, run: WindowRun): Promise<WindowResult> {
@@ -211,10 +299,16 @@ async function readAll(ctx: WindowContext, run: WindowRun): Promise<WindowResult
     to: window.to,
     heartbeatMs: ctx.config.heartbeatMs,
   };
+  let cutShort = false;
   for await (const record of ctx.source.read(query)) {
     run.progress = observe(run.progress, record);
     if (record.kind === 'data-change') run.pending.push(record);
     const now = ctx.runtime.now();
+    if (pastDeadline(ctx, now)) {
+      // Flush what is closed and stop there: the position moves to that boundary and the rest is re-read.
+      cutShort = true;
+      break;
+    }
     if (
       diffMillis(now, run.lastFlush) >= ctx.config.flush.intervalMs ||
       run.pending.length >= MAX_BUFFERED_RECORDS
@@ -225,7 +319,7 @@ async function readAll(ctx: WindowContext, run: WindowRun): Promise<WindowResult
       await run.checkpoint();
     }
   }
-  run.progress = completeWindow(run.progress);
+  if (!cutShort) run.progress = completeWindow(run.progress);
   await run.flush();
   return {
     progress: run.progress,
@@ -235,5 +329,7 @@ async function readAll(ctx: WindowContext, run: WindowRun): Promise<WindowResult
     streams: run.streams,
     uncounted: run.uncounted,
     rows: run.rows,
+    deadLettered: run.deadLettered,
+    cutShort,
   };
 }

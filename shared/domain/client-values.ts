@@ -4,16 +4,21 @@
  * a digit string, TIMESTAMP as a `PreciseDate`, JSON already parsed (GoogleSQL) or as text.
  */
 import type { JsonValue } from './change-record';
+import { SluiceError } from './errors';
 import { fromSpannerValue, type Timestamp } from './timestamp';
 
-/** A value of a change-stream row did not have the expected shape; names where and what was seen. */
-export class DecodeError extends Error {
+/**
+ * A value of a change-stream row did not have the expected shape, or cannot be mapped to its destination;
+ * names where (`Table.Column` or the record field) and what was seen. Permanent: the same value decodes the
+ * same way on every attempt (ADR-1501).
+ */
+export class DecodeError extends SluiceError {
+  override readonly name = 'DecodeError';
   constructor(
     readonly path: string,
     message: string,
   ) {
-    super(`${path}: ${message}`);
-    this.name = 'DecodeError';
+    super('permanent', `${path}: ${message}`);
   }
 }
 

@@ -3,6 +3,8 @@
  * the Pulumi stack configuration ({@link parseConfigObject}), so both reject the same mistakes the same way.
  */
 import { z } from 'zod';
+import { BAD_RECORD_POLICIES } from './bad-records';
+import { destinationProblems } from './destinations';
 import { SluiceError } from './errors';
 import { ACCEPTABLE_STREAM_OPTIONS } from './stream-options';
 import { tableRulesSchema } from './table-rules';
@@ -57,8 +59,14 @@ export const configSchema = z
     ledger: z.strictObject({
       bucket: required(/^[a-z0-9][a-z0-9._-]{1,61}[a-z0-9]$/, 'must be a Cloud Storage bucket name'),
     }),
-    /** `SLUICE_TABLES`: explicit entries, exclusions and the all-tables rule (see table-rules.ts). */
-    tables: tableRulesSchema,
+    /**
+     * `SLUICE_TABLES`: explicit entries, exclusions and the all-tables rule (see table-rules.ts); explicit
+     * destinations that clash are refused here, with every other problem at once (ADR-1504).
+     */
+    tables: tableRulesSchema.superRefine((rules, ctx) => {
+      for (const p of destinationProblems(rules.tables))
+        ctx.addIssue({ code: 'custom', path: p.path, message: p.message });
+    }),
     mode: z.enum(['scheduled', 'continuous'], 'must be scheduled or continuous').default('scheduled'),
     window: z
       .strictObject({
@@ -100,6 +108,8 @@ export const configSchema = z
         z.array(z.enum(ACCEPTABLE_STREAM_OPTIONS, `must list only ${ACCEPTABLE_STREAM_OPTIONS.join(', ')}`)),
       )
       .default([]),
+    /** What a record a sink cannot take does: stop its partition, or go to the dead letters (ADR-1502). */
+    onBadRecord: z.enum(BAD_RECORD_POLICIES, 'must be fail or dead-letter').default('fail'),
   })
   .superRefine((c, ctx) => {
     if (c.window.longPollMs > c.window.maxMs) {
@@ -163,6 +173,7 @@ export const ENV_VARIABLES: Record<string, string> = {
   startAt: 'SLUICE_START_AT',
   retentionFallback: 'SLUICE_RETENTION_FALLBACK',
   acceptStreamOptions: 'SLUICE_ACCEPT_STREAM_OPTIONS',
+  onBadRecord: 'SLUICE_ON_BAD_RECORD',
 };
 
 function variableFor(path: string): string | undefined {

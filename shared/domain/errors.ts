@@ -5,13 +5,30 @@
  */
 
 /**
- * - `retryable`: transient; the same request may succeed later (Cloud Tasks retries with backoff).
- * - `permanent`: retrying cannot help until an operator changes something; record it and stop.
+ * - `retryable`: transient service state; the same request may succeed later (Cloud Tasks retries with backoff).
+ * - `permanent`: this input will never succeed as it is (a value that cannot be decoded or mapped, a schema
+ *   that refuses it, a missing resource); record it and stop until an operator changes something.
+ * - `bug`: a programming error (`TypeError`, `RangeError`, …): retrying the same code cannot help; it is
+ *   recorded like a permanent failure, with the stack in the log, until a fixed version is deployed.
  * - `conflict`: another writer got there first (lost compare-and-swap, name already taken); re-read and
  *   re-decide — often this means the work is already done.
  * - `invalid-input`: the request or configuration itself is wrong.
  */
-export type ErrorKind = 'retryable' | 'permanent' | 'conflict' | 'invalid-input';
+export type ErrorKind = 'retryable' | 'permanent' | 'bug' | 'conflict' | 'invalid-input';
+
+/** Every {@link ErrorKind}, for schemas that read one back. */
+export const ERROR_KINDS: readonly ErrorKind[] = [
+  'retryable',
+  'permanent',
+  'bug',
+  'conflict',
+  'invalid-input',
+];
+
+/** True for the kinds that stop the work for good (nothing but a change by an operator makes it succeed). */
+export function isFatal(kind: ErrorKind): boolean {
+  return kind === 'permanent' || kind === 'bug' || kind === 'invalid-input';
+}
 
 /** gRPC status codes by name (google.rpc.Code). */
 export const GrpcCode = {
@@ -155,8 +172,9 @@ function readCodes(err: unknown): Codes {
 /**
  * Classifies anything thrown: a {@link SluiceError} keeps its kind; otherwise gRPC codes (numeric or by name),
  * HTTP statuses (`.code` of GCS `ApiError`, `.status` / `.response.status` of gaxios errors) and Node system
- * error codes decide. An error carrying no code at all is `retryable` — a retry never loses data and Cloud
- * Tasks bounds the attempts — except programming errors (`TypeError`, …), which are `permanent`.
+ * error codes decide. Programming errors (`TypeError`, …) are `bug`. Any other error carrying no code at all
+ * is `retryable` — a retry never loses data — and the reader shows every partition that keeps failing in the
+ * status (ADR-1501).
  */
 export function classifyError(err: unknown, operation?: Operation): ErrorKind {
   if (err instanceof SluiceError) return err.kind;
@@ -168,13 +186,13 @@ export function classifyError(err: unknown, operation?: Operation): ErrorKind {
     return classifyHttpStatus(http);
   }
   if (system !== undefined) return RETRYABLE_SYSTEM_CODES.has(system) ? 'retryable' : 'permanent';
-  if (err instanceof Error && BUG_ERRORS.includes(err.name)) return 'permanent';
+  if (err instanceof Error && BUG_ERRORS.includes(err.name)) return 'bug';
   return 'retryable';
 }
 
 /** An error with a decided {@link ErrorKind}; `cause` keeps the original client error. */
 export class SluiceError extends Error {
-  override readonly name = 'SluiceError';
+  override readonly name: string = 'SluiceError';
   readonly kind: ErrorKind;
   /** The backend asked us to slow down; answer 429 so Cloud Tasks backs off harder. */
   readonly rateLimited: boolean;
@@ -220,6 +238,7 @@ export function httpStatusFor(
     case 'conflict':
       return 409;
     case 'permanent':
+    case 'bug':
       return 500;
   }
 }

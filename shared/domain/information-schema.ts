@@ -8,6 +8,7 @@
 import { type Dialect, type SpannerType, VALUE_CAPTURE_TYPES, type ValueCaptureType } from './change-record';
 import type { SpannerQuery } from './change-stream-query';
 import { readBool, readCount, readOptionalString, readString, structFields } from './client-values';
+import { SluiceError } from './errors';
 import { parseSpannerTypeName } from './spanner-types';
 
 /** A query whose only parameter is a name (stream or table). */
@@ -250,6 +251,14 @@ export interface TableSchema {
   primaryKey: string[];
 }
 
+/** A configured table the database does not have (permanent: it will not appear by retrying). */
+export class TableNotFoundError extends SluiceError {
+  override readonly name = 'TableNotFoundError';
+  constructor(readonly table: string) {
+    super('permanent', `table ${table} not found or has no columns`);
+  }
+}
+
 /** The Spanner type of a column that is never replicated (hidden, virtual): kept as text, never mapped. */
 const OPAQUE = (text: string): SpannerType => ({ code: text.trim().toUpperCase() });
 
@@ -292,7 +301,7 @@ function readKeys(keyRows: Array<Record<string, unknown>>, path: string): string
 /**
  * Reads the columns and primary-key results of one table. A column of a type sluice does not know is kept
  * with `unknownType` (planning a replica of it fails, naming table and column).
- * @throws Error when the table has no columns.
+ * @throws TableNotFoundError when the table has no columns (it does not exist).
  */
 export function parseTableSchema(
   table: string,
@@ -300,7 +309,7 @@ export function parseTableSchema(
   columnRows: unknown[],
   keyRows: unknown[],
 ): TableSchema {
-  if (columnRows.length === 0) throw new Error(`table ${table} not found or has no columns`);
+  if (columnRows.length === 0) throw new TableNotFoundError(table);
   const columns = columnRows.map((row, i) =>
     readColumn(dialect, lowerRow(row, `columns[${i}]`), `columns[${i}]`),
   );

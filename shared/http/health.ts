@@ -8,6 +8,8 @@ export interface HttpRequest {
   method: string;
   path: string;
   body?: unknown;
+  /** The parsed query string (Express's `req.query`). */
+  query?: Record<string, unknown>;
   header(name: string): string | undefined;
 }
 
@@ -15,6 +17,8 @@ export interface HttpRequest {
 export interface HttpResponse {
   status(code: number): HttpResponse;
   json(body: unknown): void;
+  /** Sets a header (Express's `res.set`). */
+  set?(name: string, value: string): unknown;
 }
 
 /** Answers `GET /healthz`; returns false when the request is not a health check. */

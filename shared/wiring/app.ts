@@ -6,6 +6,7 @@
 import { GcsObjectStore } from '../adapters/gcs/object-store';
 import { CloudTasksQueue } from '../adapters/tasks/task-queue';
 import type { BackfillStarter } from '../app/backfill/starter';
+import { DeadLetterStore } from '../app/dead-letters';
 import { LedgerStore } from '../app/ledger-store';
 import { Reader } from '../app/reader';
 import { Scheduler } from '../app/scheduler';
@@ -46,7 +47,8 @@ export function assembleApp(
   close = async () => {},
 ): App {
   const ledger = new LedgerStore(ports.store, settings.config.pipeline, runtime.log);
-  const all = { ...ports, ledger };
+  const deadLetters = new DeadLetterStore(ports.store, settings.config.pipeline);
+  const all = { ...ports, ledger, deadLetters };
   return {
     settings,
     ledger,
@@ -108,11 +110,21 @@ export function createAppFromEnv(
     idleDelayMs: deployment.idleDelayMs,
     idleMaxDelayMs: deployment.idleMaxDelayMs,
     quietCheckpointMs: deployment.quietCheckpointMs,
+    requestDeadlineMs: requestDeadlineMs(deployment.dispatchDeadlineSeconds),
   };
   const runtime: Runtime = { now: () => fromEpochMillis(Date.now()), log };
   const backfills = schedulerBackfills(env, config, clients, log);
   const ports = { store, queue, backfills, ...factory(clients, config, deployment, log) };
   return assembleApp(ports, settings, runtime, () => clients.close());
+}
+
+/**
+ * A reader request's own deadline from the tasks' dispatch deadline: 90 % of it, and at least 10 s before it,
+ * so the last flush and the ledger write finish before Cloud Tasks gives up (ADR-1505).
+ */
+export function requestDeadlineMs(dispatchDeadlineSeconds: number): number {
+  const ms = dispatchDeadlineSeconds * 1000;
+  return Math.max(1_000, Math.min(ms * 0.9, ms - 10_000));
 }
 
 let instance: App | undefined;

@@ -8,10 +8,12 @@ import { GcsObjectStore } from '../adapters/gcs/object-store';
 import { CloudTasksQueue } from '../adapters/tasks/task-queue';
 import type { BackfillDeps } from '../app/backfill/deps';
 import { type BackfillStarter, backfillStarter } from '../app/backfill/starter';
+import { TableRegistry } from '../app/table-registry';
 import { type PipelineConfig, parseConfig } from '../domain/config';
 import { SluiceError } from '../domain/errors';
 import { createLogger, type Logger } from '../domain/log';
 import { fromEpochMillis } from '../domain/timestamp';
+import type { SpannerCatalog } from '../ports/spanner-catalog';
 import { createAdapters } from './adapters';
 import { type Clients, createClients, endpointsFromEnv } from './clients';
 
@@ -59,17 +61,33 @@ export function depsFromClients(
     dispatchDeadlineSeconds: 1800,
   });
   const base = required(env, 'SLUICE_BACKFILL_URL').replace(/\/$/, '');
+  const adapters = spannerAndBigQuery(clients, config, log);
   return {
     config,
     store,
     queue,
-    ...spannerAndBigQuery(clients, config, log),
+    ...adapters,
+    replay: replayPorts(adapters, config, log),
     workerUrl: `${base}/backfills/tasks`,
     now: wallClock,
     newId: () => randomUUID().replaceAll('-', '').slice(0, 20),
     log,
     dataBoostDefault: env.SLUICE_DATA_BOOST === 'true',
   };
+}
+
+/** Dead-letter replay's ports, when the adapters give a full catalog (the real ones do). */
+function replayPorts(
+  adapters: ReturnType<SpannerAndBigQuery>,
+  config: PipelineConfig,
+  log: Logger,
+): BackfillDeps['replay'] {
+  const catalog = adapters.catalog as Partial<SpannerCatalog>;
+  if (typeof catalog.readRowsAt !== 'function' || typeof catalog.streamOptions !== 'function')
+    return undefined;
+  const full = catalog as SpannerCatalog;
+  const ports = { catalog: full, replica: adapters.replica, history: adapters.history };
+  return { catalog: full, tables: new TableRegistry(ports, config, log) };
 }
 
 /**

@@ -141,7 +141,7 @@ function setup(tables: Record<string, unknown> = { '*': { replica: true, history
   // History goes on one committed stream per table, as a window appends it (offsets in order).
   const streams = new Map<string, { name: string; offset: number }>();
   const write = async (records: DataChangeRecord[]) => {
-    await writeReplica(ports, records, log);
+    await writeReplica(ports, records, 'fail', log);
     for (const [destination, rows] of await historyBatches(registry, records)) {
       let stream = streams.get(destination);
       if (!stream) {

@@ -79,13 +79,17 @@ describe('scheduler function', () => {
     expect(status.body).toHaveProperty('watermark', formatTimestamp((addMillis(T0, -0) - 1n) as typeof T0));
   });
 
-  it('answers a refused stream with 500 and the message naming the fix', async () => {
+  it('answers a refused stream with status stopped and the reason naming the fix, which GET /status shows', async () => {
     const { scheduler, h } = setup();
     h.catalog.scope = undefined;
     const res = response();
     await scheduler(request('POST', '/'), res);
-    expect(res.code).toBe(500);
+    expect(res.code).toBe(200);
+    expect(res.body).toMatchObject({ state: 'stopped' });
     expect(JSON.stringify(res.body)).toMatch(/does not exist/);
+    const status = response();
+    await scheduler(request('GET', '/status'), status);
+    expect(status.body).toMatchObject({ state: 'stopped', reason: expect.stringMatching(/does not exist/) });
   });
 });
 

@@ -219,7 +219,9 @@ test("log-based metrics (the writer's per-request figures too), seven alert poli
   ];
   expect(metrics.sort()).toEqual(
     [
+      'dead_lettered',
       'failures',
+      'partition_failed',
       'pipeline_failed',
       'records',
       'replication_lag',
@@ -242,8 +244,10 @@ test("log-based metrics (the writer's per-request figures too), seven alert poli
   expect(lag.valueExtractor).toBe('EXTRACT(jsonPayload.lagSeconds)');
   const alerts = only('gcp:monitoring/alertPolicy:AlertPolicy');
   expect(alerts.map((a) => a.name).sort()).toEqual([
+    'dead-lettered-alert',
     'failed-alert',
     'lag-alert',
+    'partition-failed-alert',
     'retention-alert',
     'writer-errors-alert',
     'writer-failed-alert',
@@ -263,6 +267,7 @@ test("log-based metrics (the writer's per-request figures too), seven alert poli
     'writer-failed-alert',
     'writer-rejected-alert',
     'writer-errors-alert',
+    'partition-failed-alert',
   ]) {
     const conditions = JSON.stringify(one('gcp:monitoring/alertPolicy:AlertPolicy', name).inputs.conditions);
     expect(conditions).toContain(

@@ -29,10 +29,13 @@ export class AppendRowsError extends Error {
 const INVALID_ARGUMENT = 3;
 const DEADLINE_EXCEEDED = 4;
 
-/** The error an acknowledgement carries, or undefined when every row was accepted. */
-export function appendFailure(response: AppendRowsResponse): AppendRowsError | undefined {
+/**
+ * The error an acknowledgement carries, or undefined when every row was accepted. `offset`: the request's
+ * first row's index among the rows of the whole write, so row errors name those.
+ */
+export function appendFailure(response: AppendRowsResponse, offset = 0): AppendRowsError | undefined {
   const rowErrors = (response.rowErrors ?? []).map((r) => ({
-    index: Number(r.index ?? 0),
+    index: Number(r.index ?? 0) + offset,
     message: r.message ?? '',
   }));
   const status = response.error;

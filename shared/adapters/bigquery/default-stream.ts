@@ -106,11 +106,14 @@ export class DefaultStreamWriters {
         o = await this.connection(tablePath);
         serializedRows = this.encode(tablePath, o, rows);
       }
+      // Row errors name rows of their request: shifted by the rows of the requests before, they name `rows`.
+      let offset = 0;
       for (const request of splitRequests(serializedRows, this.limits.maxRequestBytes)) {
         const pending = o.writer.appendRows({ serializedRows: request });
         const response = await this.withDeadline(pending.getResult());
-        const failure = appendFailure(response);
+        const failure = appendFailure(response, offset);
         if (failure) throw failure;
+        offset += request.length;
       }
     } catch (err) {
       // Whatever state the connection is in, a fresh one is the safe start for the re-sent batch.

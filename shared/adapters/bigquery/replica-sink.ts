@@ -4,11 +4,13 @@
  */
 import type { BigQuery, Table, TableMetadata } from '@google-cloud/bigquery';
 import type { managedwriter } from '@google-cloud/bigquery-storage';
+import { RowsRejectedError } from '../../domain/bad-records';
 import { type BigQueryField, replicaTableSchema } from '../../domain/bigquery-schema';
 import type { TableSchema } from '../../domain/information-schema';
 import { type ReplicaDelete, type ReplicaUpsert, replicaWriterRow } from '../../domain/replica-rows';
 import { planFields } from '../../domain/type-changes';
 import type { ReplicaSink } from '../../ports/sinks';
+import { AppendRowsError } from './append-errors';
 import { type AppendLimits, DEFAULT_APPEND_LIMITS, DefaultStreamWriters } from './default-stream';
 import { replicatedColumns } from './replicated-columns';
 import { addFields, createTable, type DatasetRef, readFields, tablePath, widenFields } from './table-admin';
@@ -100,8 +102,29 @@ export class BigQueryReplicaSink implements ReplicaSink {
     }
   }
 
+  /**
+   * Writes the rows. @throws RowsRejectedError when BigQuery rejected rows for their content (nothing of that
+   * request was written; the indexes are into `changes`), so the reader can name the records (ADR-1502).
+   * Rows rejected on a connection opened before the table's schema changed (a column relaxed by an operator)
+   * are sent once more on a fresh connection, which carries the current schema: only rows the current schema
+   * refuses are bad records.
+   */
   async write(destination: string, changes: Array<ReplicaUpsert | ReplicaDelete>): Promise<void> {
-    await this.writers.append(tablePath(this.options, destination), changes.map(replicaWriterRow));
+    const path = tablePath(this.options, destination);
+    const rows = changes.map(replicaWriterRow);
+    try {
+      await this.writers.append(path, rows);
+    } catch (err) {
+      if (!(err instanceof AppendRowsError && err.rowErrors.length > 0)) throw err;
+      // The failed append closed its connection: this one opens with the table's current schema.
+      try {
+        await this.writers.append(path, rows);
+      } catch (again) {
+        if (again instanceof AppendRowsError && again.rowErrors.length > 0)
+          throw new RowsRejectedError(again.message, again.rowErrors);
+        throw again;
+      }
+    }
   }
 
   /** Closes the Storage Write connections (the clients stay open: they belong to the caller). */

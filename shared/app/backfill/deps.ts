@@ -7,6 +7,7 @@ import type { HistorySink, ReplicaSink } from '../../ports/sinks';
 import type { SnapshotSource } from '../../ports/snapshot-source';
 import type { SpannerCatalog } from '../../ports/spanner-catalog';
 import type { TaskQueue } from '../../ports/task-queue';
+import type { TableRegistry } from '../table-registry';
 
 /** Dependencies of every backfill use case. */
 export interface BackfillDeps {
@@ -16,6 +17,11 @@ export interface BackfillDeps {
   queue: TaskQueue;
   snapshots: SnapshotSource;
   catalog: Pick<SpannerCatalog, 'dialect' | 'streamScope' | 'tableSchema'>;
+  /**
+   * What replaying stream dead letters needs besides the replica (ADR-1503): the full catalog (rows read at
+   * a commit timestamp) and a table registry. Absent: `POST /dead-letters/replay` answers 503.
+   */
+  replay?: { catalog: SpannerCatalog; tables: TableRegistry } | undefined;
   replica: ReplicaSink;
   history: HistorySink;
   /** URL of the worker route (`…/backfills/tasks`) that Cloud Tasks calls. */

@@ -4,7 +4,7 @@
  * or state would re-read or skip data.
  */
 import { z } from 'zod';
-import { SluiceError } from '../errors';
+import { ERROR_KINDS, SluiceError } from '../errors';
 import { formatTimestamp } from '../timestamp';
 import { describeIssues, timestampString } from '../zod-helpers';
 import { ENTRY_FORMAT, type PartitionEntry, partitionId } from './entry';
@@ -43,11 +43,21 @@ const entrySchema = z.strictObject({
   parentIds: z.array(partitionIdSchema),
   childTokens: z.array(z.string().min(1)).nullable(),
   childIds: z.array(partitionIdSchema).nullable(),
+  // Absent in entries written before failures were counted: nothing known to be failing.
+  failures: count.default(0),
   lastError: z
     .strictObject({
-      kind: z.enum(['retryable', 'permanent', 'conflict', 'invalid-input']),
+      kind: z.enum(ERROR_KINDS),
       message: z.string(),
       at: timestampString,
+      record: z
+        .strictObject({
+          table: z.string().min(1),
+          column: z.string().min(1).optional(),
+          key: z.string(),
+          commitTimestamp: timestampString,
+        })
+        .optional(),
     })
     .nullable(),
   counters: z.strictObject({ leases: count, windows: count, records: count, errors: count }),

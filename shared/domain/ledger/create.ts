@@ -44,6 +44,7 @@ export function entriesFromChildPartitions(record: ChildPartitionsRecord, epoch:
       parentIds: parentTokens.map(partitionId),
       childTokens: null,
       childIds: null,
+      failures: 0,
       lastError: null,
       counters: { leases: 0, windows: 0, records: 0, errors: 0 },
       history: {},

@@ -26,11 +26,24 @@ export interface Lease {
   expiresAt: Timestamp;
 }
 
+/** The record a failure was met on, when one record caused it: what an operator needs to find it. */
+export interface FailedRecord {
+  /** Source table. */
+  table: string;
+  /** Column, when the failure names one. */
+  column?: string;
+  /** The primary key as the stream gave it, JSON. */
+  key: string;
+  commitTimestamp: Timestamp;
+}
+
 /** The last failure recorded on a partition, for the status page and the operator. */
 export interface LastError {
   kind: ErrorKind;
   message: string;
   at: Timestamp;
+  /** The record it was met on (bad-record failures, ADR-1502). */
+  record?: FailedRecord;
 }
 
 /** Running totals, for the status page. */
@@ -65,6 +78,11 @@ export interface PartitionView {
   parentIds: string[];
   /** Children, recorded on finish (null before). */
   childIds: string[] | null;
+  /**
+   * Failed attempts since the position last moved (0: the last attempt succeeded). Mirrored into metadata so
+   * the scheduler's status shows every partition that keeps failing, not only failed ones (ADR-1501).
+   */
+  failures: number;
   /** Writer token of the last write (compare-and-swap protocol: tells a writer whether a 412 was its own). */
   writer: string;
 }

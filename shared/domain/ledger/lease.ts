@@ -5,9 +5,8 @@
  * Holder checks are made against the entry as read; the compare-and-swap write of the result is what makes
  * them safe: two invocations deciding from the same generation cannot both win.
  */
-import type { ErrorKind } from '../errors';
 import { addMillis, maxTimestamp, type Timestamp } from '../timestamp';
-import { type Lease, type PartitionEntry, refuse, type Transition } from './entry';
+import { type LastError, type Lease, type PartitionEntry, refuse, type Transition } from './entry';
 
 /** A lease is expired at and after `expiresAt`. */
 export function isLeaseExpired(lease: Lease, now: Timestamp): boolean {
@@ -65,7 +64,7 @@ export function releaseLease(
     holder: string;
     writer: string;
     windowDone?: boolean;
-    error?: { kind: ErrorKind; message: string; at: Timestamp };
+    error?: LastError;
   },
 ): Transition {
   if (!isHeldBy(entry, args.holder)) {
@@ -77,8 +76,10 @@ export function releaseLease(
     errors: entry.counters.errors + (args.error ? 1 : 0),
   };
   const lastError = args.error ?? entry.lastError;
+  // A failed attempt counts; a window that completed clears the count (ADR-1501).
+  const failures = args.error ? entry.failures + 1 : 0;
   return {
     ok: true,
-    entry: { ...entry, state: 'ready', lease: null, counters, lastError, writer: args.writer },
+    entry: { ...entry, state: 'ready', lease: null, counters, lastError, failures, writer: args.writer },
   };
 }

@@ -34,6 +34,12 @@ const metadataSchema = z.object({
   'sluice-lease-expires': optionalTs,
   'sluice-parents': ids,
   'sluice-children': z.union([z.literal('-'), ids]).transform((v) => (v === '-' ? null : v)),
+  // Absent on objects written before failures were counted.
+  'sluice-failures': z
+    .string()
+    .regex(/^\d{1,9}$/, 'must be a whole number')
+    .transform(Number)
+    .optional(),
   'sluice-writer': z.string().min(1),
 });
 
@@ -62,6 +68,7 @@ export function toMetadata(view: PartitionView): Record<string, string> {
     'sluice-parents': view.parentIds.join(','),
     // `-` = not recorded yet (not finished), distinct from "finished with no children".
     'sluice-children': view.childIds === null ? '-' : view.childIds.join(','),
+    'sluice-failures': String(view.failures),
     'sluice-writer': view.writer,
   };
   const size = metadataSize(md);
@@ -102,12 +109,13 @@ export function fromMetadata(
     lease: expiresAt === null ? null : { holder, expiresAt },
     parentIds: d['sluice-parents'],
     childIds: d['sluice-children'],
+    failures: d['sluice-failures'] ?? 0,
     writer: d['sluice-writer'],
   };
 }
 
 /** The view part of an entry (drops the fields the scheduler does not need). */
 export function viewOf(entry: PartitionView): PartitionView {
-  const { id, state, epoch, start, position, end, lease, parentIds, childIds, writer } = entry;
-  return { id, state, epoch, start, position, end, lease, parentIds, childIds, writer };
+  const { id, state, epoch, start, position, end, lease, parentIds, childIds, failures, writer } = entry;
+  return { id, state, epoch, start, position, end, lease, parentIds, childIds, failures, writer };
 }

@@ -21,6 +21,11 @@ export interface TickPlan {
   waiting: { id: string; parents: string[] }[];
   /** `finished`, all children exist and started: the entry may be deleted. */
   removable: string[];
+  /**
+   * `waiting` on parents none of which exists: re-created by a reader that stalled after the lineage was
+   * finished and removed (a legitimate child keeps its parents until it started). Deleted, not waited for.
+   */
+  orphaned: string[];
   /** `failed`: stopped until an operator retries; shown on the status page. */
   failed: string[];
   /** Entries of another epoch (left by a restart): to be deleted. */
@@ -35,7 +40,12 @@ const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id 
 
 /** Plans a tick over the views of one listing, for the manifest's current `epoch`, at `now`. */
 export function planTick(views: readonly PartitionView[], now: Timestamp, epoch: number): TickPlan {
-  const current = views.filter((v) => v.epoch === epoch).sort(byId);
+  const all = views.filter((v) => v.epoch === epoch);
+  const present = new Set(all.map((v) => v.id));
+  const isOrphan = (v: PartitionView) =>
+    v.state === 'waiting' && v.parentIds.length > 0 && v.parentIds.every((id) => !present.has(id));
+  const orphaned = all.filter(isOrphan).map((v) => v.id);
+  const current = all.filter((v) => !isOrphan(v)).sort(byId);
   const index = new Map(current.map((v) => [v.id, v]));
   const plan: TickPlan = {
     enqueue: [],
@@ -43,6 +53,7 @@ export function planTick(views: readonly PartitionView[], now: Timestamp, epoch:
     expired: [],
     waiting: [],
     removable: [],
+    orphaned: orphaned.sort(),
     failed: [],
     stale: views
       .filter((v) => v.epoch !== epoch)

@@ -3,9 +3,8 @@
  * record, failing, and an operator's retry of a failed partition.
  */
 import type { ChildPartitionsRecord } from '../change-record';
-import type { ErrorKind } from '../errors';
-import { addNanos, formatTimestamp, maxTimestamp, type Timestamp } from '../timestamp';
-import { type PartitionEntry, partitionId, refuse, type Transition } from './entry';
+import { addNanos, formatTimestamp, maxTimestamp } from '../timestamp';
+import { type LastError, type PartitionEntry, partitionId, refuse, type Transition } from './entry';
 import { type HistoryCursors, sameCursors } from './history-cursor';
 import { isHeldBy } from './lease';
 import type { Boundary, PartitionEnd } from './progress';
@@ -53,6 +52,8 @@ export function advancePosition(
       ...entry,
       position: boundary.at,
       counters,
+      // The partition moves: whatever failed before is behind it.
+      failures: boundary.at > entry.position ? 0 : entry.failures,
       history: sameHistory ? entry.history : history,
       writer: args.writer,
     },
@@ -114,29 +115,55 @@ export function finishPartition(
       childTokens,
       childIds: childTokens.map(partitionId),
       counters,
+      failures: 0,
       history: args.history ?? entry.history,
       writer: args.writer,
     },
   };
 }
 
-/** Records a permanent failure: the partition stops (and holds the watermark) until an operator retries it. */
+/**
+ * Records a permanent failure: the partition stops (and holds the watermark) until an operator retries it.
+ * With `boundary`, the position first moves to it — the boundary every sink acknowledged before the failure
+ * (with its history cursors), so a retry does not read and write that part again.
+ */
 export function failPartition(
   entry: PartitionEntry,
-  args: { holder: string; error: { kind: ErrorKind; message: string; at: Timestamp }; writer: string },
+  args: {
+    holder: string;
+    error: LastError;
+    writer: string;
+    boundary?: Boundary | null;
+    history?: HistoryCursors;
+    records?: number;
+  },
 ): Transition {
   if (!isHeldBy(entry, args.holder)) return notHolder(entry, args.holder);
-  const counters = { ...entry.counters, errors: entry.counters.errors + 1 };
+  const moved = args.boundary ? advancePosition(entry, { ...args, boundary: args.boundary }) : null;
+  // A move refused (behind the position) must not lose the failure: fail where it is.
+  const base = moved?.ok ? moved.entry : entry;
+  const counters = { ...base.counters, errors: base.counters.errors + 1 };
   return {
     ok: true,
-    entry: { ...entry, state: 'failed', lease: null, lastError: args.error, counters, writer: args.writer },
+    entry: {
+      ...base,
+      state: 'failed',
+      lease: null,
+      lastError: args.error,
+      counters,
+      failures: base.failures + 1,
+      writer: args.writer,
+    },
   };
 }
 
-/** Operator action: a failed partition becomes `ready` again (its parents had all finished before it ran). */
+/**
+ * Operator action: a failed partition becomes `ready` again (its parents had all finished before it ran),
+ * with its failures count cleared; `lastError` stays as the record of what happened.
+ */
 export function retryFailed(entry: PartitionEntry, writer: string): Transition {
   if (entry.state !== 'failed') return refuse('wrong-state', `partition ${entry.id} is ${entry.state}`);
-  return { ok: true, entry: { ...entry, state: 'ready', writer } };
+  return { ok: true, entry: { ...entry, state: 'ready', failures: 0, writer } };
 }
 
 /**
@@ -157,5 +184,5 @@ export function checkpointQuiet(
   if (refused) return refused;
   if (boundary.at === entry.position) return { ok: true, entry };
   const counters = { ...entry.counters, windows: entry.counters.windows + 1 };
-  return { ok: true, entry: { ...entry, position: boundary.at, counters, writer: args.writer } };
+  return { ok: true, entry: { ...entry, position: boundary.at, counters, failures: 0, writer: args.writer } };
 }

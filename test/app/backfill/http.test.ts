@@ -56,7 +56,8 @@ describe('backfill HTTP routes', () => {
       json: { kind: 'skipped' },
     });
     expect((await call(h, 'GET', '/backfills/nope')).status).toBe(404);
-    expect((await call(h, 'PUT', '/backfills/job1')).matched).toBe(false);
+    const put = await call(h, 'PUT', '/backfills/job1');
+    expect(put).toMatchObject({ matched: true, status: 405 });
   });
 
   it.each([

@@ -5,6 +5,7 @@
 
 import { MemoryObjectStore } from '../../../shared/adapters/memory/object-store';
 import { MemoryTaskQueue } from '../../../shared/adapters/memory/task-queue';
+import { DeadLetterStore } from '../../../shared/app/dead-letters';
 import { LedgerStore } from '../../../shared/app/ledger-store';
 import { Reader, type TaskOutcome } from '../../../shared/app/reader';
 import { readerTaskSchema } from '../../../shared/app/reader-task';
@@ -46,6 +47,7 @@ export class Harness {
   settings: AppSettings;
   private readonly configInput: PipelineConfigInput;
   readonly ledger: LedgerStore;
+  readonly deadLetters: DeadLetterStore;
   readonly outcomes: TaskOutcome[] = [];
 
   constructor(options: HarnessOptions = {}) {
@@ -83,6 +85,12 @@ export class Harness {
       maxDelayMs: 1,
       sleep: async () => undefined,
     });
+    this.deadLetters = new DeadLetterStore(this.store, config.pipeline, {
+      attempts: 5,
+      baseDelayMs: 1,
+      maxDelayMs: 1,
+      sleep: async () => undefined,
+    });
   }
 
   /**
@@ -103,8 +111,9 @@ export class Harness {
   }
 
   ports() {
-    const { ledger, catalog, queue, replica, completeness } = this;
-    return { ledger, catalog, source: this.script, queue, replica, history: this.historySink, completeness };
+    const { ledger, catalog, queue, replica, completeness, deadLetters } = this;
+    const history = this.historySink;
+    return { ledger, catalog, source: this.script, queue, replica, history, completeness, deadLetters };
   }
 
   scheduler(): Scheduler {

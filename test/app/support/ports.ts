@@ -1,3 +1,4 @@
+import { RowsRejectedError } from '../../../shared/domain/bad-records';
 /** Minimal in-memory sinks and catalog for the application tests (BigQuery CDC semantics: highest sequence wins). */
 
 import { type MemoryHistoryOptions, MemoryHistorySink } from '../../../shared/adapters/memory/history-sink';
@@ -8,6 +9,7 @@ import type {
   ChangeStreamScope,
   TableSchema,
 } from '../../../shared/domain/information-schema';
+import { TableNotFoundError } from '../../../shared/domain/information-schema';
 import type { ReplicaDelete, ReplicaUpsert } from '../../../shared/domain/replica-rows';
 import type { KeyColumn } from '../../../shared/domain/row-reads';
 import type { Timestamp } from '../../../shared/domain/timestamp';
@@ -21,13 +23,17 @@ export class FaultSwitch {
   n = 0;
   code = 14;
   hang = false;
-  fail(n: number, code = 14) {
+  /** Requests to let through before the failures start. */
+  skip = 0;
+  fail(n: number, code = 14, after = 0) {
     this.n = n;
     this.code = code;
+    this.skip = after;
   }
   async check(): Promise<void> {
     if (this.hang) await new Promise<never>(() => undefined);
-    if (this.n > 0) {
+    if (this.n > 0 && this.skip > 0) this.skip--;
+    else if (this.n > 0) {
       this.n--;
       throw Object.assign(new Error('injected sink failure'), { code: this.code });
     }
@@ -39,11 +45,17 @@ export class MemoryReplica implements ReplicaSink {
   readonly ensured: string[] = [];
   readonly faults = new FaultSwitch();
   writes = 0;
+  /** Keys (`{"Id":"3"}`) whose rows are rejected for their content, as BigQuery row errors do. */
+  readonly rejectKeys = new Set<string>();
   async ensureTable(destination: string): Promise<void> {
     this.ensured.push(destination);
   }
   async write(destination: string, changes: Array<ReplicaUpsert | ReplicaDelete>): Promise<void> {
     await this.faults.check();
+    const rejected = changes
+      .map((c, index) => ({ index, message: `row ${JSON.stringify(c.key)}: value too long for its column` }))
+      .filter((r) => this.rejectKeys.has(JSON.stringify(changes[r.index]!.key)));
+    if (rejected.length > 0) throw new RowsRejectedError('rows rejected', rejected);
     this.writes++;
     const t = this.tables.get(destination) ?? new Map();
     this.tables.set(destination, t);
@@ -130,6 +142,8 @@ export class ScriptCatalog implements SpannerCatalog {
     partitionMode: 'IMMUTABLE_KEY_RANGE',
     raw: {},
   };
+  /** Tables the database does not have. */
+  readonly missing = new Set<string>();
   constructor(private readonly script: ScriptedStream) {}
   async dialect() {
     return 'GOOGLE_STANDARD_SQL' as const;
@@ -143,6 +157,7 @@ export class ScriptCatalog implements SpannerCatalog {
   /** Tables the schema answers for: the script's tables, plus any a test adds. */
   tables = ['Items', 'Orders'];
   async tableSchema(table: string): Promise<TableSchema> {
+    if (this.missing.has(table)) throw new TableNotFoundError(table);
     return {
       name: table,
       primaryKey: ['Id'],

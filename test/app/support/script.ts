@@ -65,6 +65,11 @@ export class ScriptedStream implements ChangeSource {
   /** Called as each data-change record is read (e.g. to let the clock move while a window is read). */
   onRecord: (() => void) | null = null;
   reads = 0;
+  /**
+   * Records to deliver with a `Val` that does not match its STRING column (`table/id` → the value), as a
+   * stream value the pipeline cannot map would: a poison record. Deleting the entry is the "fix".
+   */
+  readonly poisoned = new Map<string, number>();
 
   constructor(
     readonly t0: Timestamp,
@@ -207,7 +212,7 @@ export class ScriptedStream implements ChangeSource {
     for (const r of out) {
       if (fault && n++ >= fault.after) throw new GrpcLikeError(fault.code, 'injected stream failure');
       if (r.kind === 'data-change') this.onRecord?.();
-      yield r;
+      yield this.asDelivered(r);
     }
     if (p.end !== null && p.end >= query.from && p.end <= to) {
       yield {
@@ -217,6 +222,14 @@ export class ScriptedStream implements ChangeSource {
         childPartitions: p.children.map((c) => ({ token: c.token, parentPartitionTokens: c.parents })),
       };
     }
+  }
+
+  /** A record as delivered: with the wrong column types when its key is poisoned. */
+  private asDelivered(r: ChangeRecord): ChangeRecord {
+    if (r.kind !== 'data-change') return r;
+    const val = this.poisoned.get(`${r.tableName}/${r.mods[0]?.keys.Id}`);
+    if (val === undefined) return r;
+    return { ...r, mods: r.mods.map((m) => ({ ...m, newValues: { ...m.newValues, Val: val } })) };
   }
 
   /** The row at exactly `at` (for reads at a commit timestamp). */

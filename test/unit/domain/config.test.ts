@@ -48,6 +48,7 @@ describe('parseConfig', () => {
       allTables: null,
       excludedTables: [],
       acceptStreamOptions: [],
+      onBadRecord: 'fail',
     });
   });
 

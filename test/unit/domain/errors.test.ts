@@ -85,12 +85,12 @@ describe('classifyError', () => {
     expect(classifyError({ code: 403, errors: [{ reason: 'forbidden' }] })).toBe('permanent');
   });
 
-  it('classifies network errors as retryable and programming errors as permanent', () => {
+  it('classifies network errors as retryable and programming errors as bugs', () => {
     expect(classifyError(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }))).toBe(
       'retryable',
     );
     expect(classifyError({ code: 'ERR_SOMETHING' })).toBe('permanent');
-    expect(classifyError(new TypeError('x is undefined'))).toBe('permanent');
+    expect(classifyError(new TypeError('x is undefined'))).toBe('bug');
     expect(classifyError(new Error('no code at all'))).toBe('retryable');
     expect(classifyError('a string')).toBe('retryable');
     expect(classifyError({ code: 1000 })).toBe('retryable');

@@ -130,7 +130,7 @@ describe('watermark, lag and garbage collection', () => {
 });
 
 describe('planTick', () => {
-  it('sorts the listing into what to enqueue, promote, wait, remove, and what is failed or stale', () => {
+  it('sorts the listing into what to enqueue, promote, wait, remove, and what is failed, orphaned or stale', () => {
     const now = addMillis(T, 5_000);
     const plan = planTick(
       [
@@ -143,6 +143,8 @@ describe('planTick', () => {
         view({ id: 'w1', state: 'waiting', parentIds: ['f1', 'f2'] }),
         view({ id: 'w2', state: 'waiting', parentIds: ['f1', 'l1', 'gone'] }),
         view({ id: 'x1', state: 'failed', position: ns(-1) }),
+        // Re-created by a stalled reader after its whole lineage was removed: not waited for.
+        view({ id: 'o1', state: 'waiting', parentIds: ['gone1', 'gone2'], position: ns(-5) }),
         view({ id: 'old', epoch: 0 }),
       ],
       now,
@@ -154,6 +156,7 @@ describe('planTick', () => {
       expired: ['l1'],
       waiting: [{ id: 'w2', parents: ['l1', 'gone'] }],
       removable: ['f2'],
+      orphaned: ['o1'],
       failed: ['x1'],
       stale: ['old'],
       watermark: ns(-1),

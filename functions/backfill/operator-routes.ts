@@ -1,0 +1,129 @@
+/**
+ * The operator routes of failures (ADR-1506): `POST /partitions/retry`, `GET /dead-letters` and
+ * `POST /dead-letters/replay`. Each validates its input, names what is wrong in a JSON 400, and maps the use
+ * cases' outcomes to HTTP; nothing here decides anything.
+ */
+import type { BackfillDeps } from '../../shared/app/backfill/deps';
+import { DeadLetterStore } from '../../shared/app/dead-letters';
+import { LedgerStore } from '../../shared/app/ledger-store';
+import { replayDeadLetters } from '../../shared/app/operator/dead-letter-replay';
+import { PARTITION_ID, PartitionNotFound, retryPartitions } from '../../shared/app/operator/partition-retry';
+import { isDeadLetterId } from '../../shared/domain/dead-letter';
+import type { HttpRequest, HttpResponse } from '../../shared/http/health';
+
+/** The paths, with the methods each accepts (for 405 `Allow`). */
+export const OPERATOR_ROUTES: Record<string, string[]> = {
+  '/partitions/retry': ['POST'],
+  '/dead-letters': ['GET'],
+  '/dead-letters/replay': ['POST'],
+};
+
+/** An answer: status, JSON body, headers (`Allow` on a 405). */
+export type Answer = { status: number; body: unknown; headers?: Record<string, string> };
+
+function bad(problems: string[]): Answer {
+  return { status: 400, body: { error: { code: 400, message: problems.join('; '), problems } } };
+}
+
+/** A query parameter as one string: undefined when absent, an error when repeated or not a string. */
+function queryParam(req: HttpRequest, name: string): string | undefined | Error {
+  const v = req.query?.[name];
+  if (v === undefined) return undefined;
+  return typeof v === 'string' ? v : new Error(`query parameter ${name} must be given once, as text`);
+}
+
+async function retry(deps: BackfillDeps, req: HttpRequest): Promise<Answer> {
+  const partition = queryParam(req, 'partition');
+  if (partition instanceof Error) return bad([partition.message]);
+  if (partition !== undefined && !PARTITION_ID.test(partition))
+    return bad([
+      `partition: "${partition}" is not a partition id (32 lowercase hex digits, as GET /status shows)`,
+    ]);
+  const ledger = new LedgerStore(deps.store, deps.config.pipeline, deps.log);
+  try {
+    const out = await retryPartitions(ledger, deps.log, partition ? { partition } : {});
+    return { status: 200, body: out };
+  } catch (err) {
+    if (err instanceof PartitionNotFound)
+      return { status: 404, body: { error: { code: 404, message: err.message } } };
+    throw err;
+  }
+}
+
+async function list(deps: BackfillDeps, req: HttpRequest): Promise<Answer> {
+  const problems: string[] = [];
+  const pageToken = queryParam(req, 'pageToken');
+  const size = queryParam(req, 'pageSize');
+  const table = queryParam(req, 'table');
+  for (const p of [pageToken, size, table]) if (p instanceof Error) problems.push(p.message);
+  const pageSize = typeof size === 'string' ? Number(size) : 100;
+  if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 1000)
+    problems.push(`pageSize: must be a whole number from 1 to 1000, saw "${String(size)}"`);
+  if (problems.length > 0) return bad(problems);
+  const letters = new DeadLetterStore(deps.store, deps.config.pipeline);
+  const page = await letters.page({ ...(typeof pageToken === 'string' ? { pageToken } : {}), pageSize });
+  // `table` narrows the page (the counts stay over every table).
+  if (typeof table === 'string') page.items = page.items.filter((i) => i.table === table);
+  const { calls: _calls, ...counts } = await letters.counts();
+  return { status: 200, body: { ...page, counts } };
+}
+
+/** `{ "ids": [...] }`, `{ "table": "T" }` or an empty body (every pending letter). */
+function replayRequest(body: unknown): { ids?: string[]; table?: string } | string[] {
+  if (body === undefined || body === '' || (Buffer.isBuffer(body) && body.length === 0)) return {};
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    return ['body: must be a JSON object such as {"ids": ["Orders/…"]} or {"table": "Orders"}, or empty'];
+  const problems: string[] = [];
+  const { ids, table, ...rest } = body as Record<string, unknown>;
+  for (const k of Object.keys(rest)) problems.push(`${k}: unknown field (ids, table)`);
+  if (ids !== undefined && (!Array.isArray(ids) || ids.length === 0 || ids.length > 100))
+    problems.push('ids: must be a list of 1 to 100 dead-letter ids, as GET /dead-letters shows them');
+  else if (Array.isArray(ids))
+    for (const [i, id] of ids.entries())
+      if (typeof id !== 'string' || !isDeadLetterId(id))
+        problems.push(`ids[${i}]: ${JSON.stringify(id)} is not a dead-letter id`);
+  if (table !== undefined && (typeof table !== 'string' || table === ''))
+    problems.push('table: must be a source table name');
+  if (problems.length > 0) return problems;
+  return { ...(ids ? { ids: ids as string[] } : {}), ...(typeof table === 'string' ? { table } : {}) };
+}
+
+async function replay(deps: BackfillDeps, req: HttpRequest): Promise<Answer> {
+  const request = replayRequest(req.body);
+  if (Array.isArray(request)) return bad(request);
+  if (!deps.replay) {
+    const message = 'this deployment cannot replay dead letters (no Spanner catalog is wired)';
+    return { status: 503, body: { error: { code: 503, message } } };
+  }
+  const out = await replayDeadLetters(
+    {
+      deadLetters: new DeadLetterStore(deps.store, deps.config.pipeline),
+      replica: deps.replica,
+      catalog: deps.replay.catalog,
+      tables: deps.replay.tables,
+      now: deps.now,
+      log: deps.log,
+    },
+    request,
+  );
+  const count = (o: string) => out.results.filter((r) => r.outcome === o).length;
+  const summary = {
+    replayed: count('replayed'),
+    failed: count('failed'),
+    alreadyReplayed: count('already-replayed'),
+  };
+  return { status: 200, body: { ...summary, more: out.more, results: out.results } };
+}
+
+/** Handles an operator route; undefined when the path is not one of them. */
+export async function operatorRoute(deps: BackfillDeps, req: HttpRequest): Promise<Answer | undefined> {
+  const methods = OPERATOR_ROUTES[req.path];
+  if (!methods) return undefined;
+  if (!methods.includes(req.method)) {
+    const message = `${req.method} is not allowed on ${req.path}; use ${methods.join(', ')}`;
+    return { status: 405, body: { error: { code: 405, message } }, headers: { Allow: methods.join(', ') } };
+  }
+  if (req.path === '/partitions/retry') return retry(deps, req);
+  if (req.path === '/dead-letters') return list(deps, req);
+  return replay(deps, req);
+}

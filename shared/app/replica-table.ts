@@ -1,0 +1,263 @@
+/**
+ * One table's replica changes of a batch, written with the bad-record policy (ADR-1502): a record whose
+ * values cannot be mapped, whose row read at its commit timestamp cannot be mapped, or whose rows BigQuery
+ * rejects is isolated — found among the batch's records and named — and either fails the window (`fail`:
+ * a {@link BadRecordError} naming table, column, key and timestamp) or is handed back to be dead-lettered
+ * while the table's other records are written (`dead-letter`). Failures of a service (retryable, or not caused
+ * by a record's content) are thrown as they are: they concern the whole window.
+ */
+import {
+  BadRecordError,
+  type BadRecordPolicy,
+  failedColumn,
+  isRecordFailure,
+  type RejectedRecord,
+  RowsRejectedError,
+} from '../domain/bad-records';
+import type { DataChangeRecord, JsonValue } from '../domain/change-record';
+import { SluiceError } from '../domain/errors';
+import type { Logger } from '../domain/log';
+import {
+  buildReplicaChanges,
+  type ReplicaChange,
+  type ReplicaDelete,
+  type ReplicaOptions,
+  type ReplicaUpsert,
+} from '../domain/replica-rows';
+import type { ValueIssue } from '../domain/value-mapping';
+import type { ReplicaSink } from '../ports/sinks';
+import { type ReplicaPorts, resolveChanges } from './sink-writer';
+import type { ReplicatedTable } from './table-registry';
+
+/** How one table's write went: rows written, records set aside (only under `dead-letter`). */
+export interface ReplicaTableOutcome {
+  rows: number;
+  rejected: RejectedRecord[];
+}
+
+type Row = ReplicaUpsert | ReplicaDelete;
+
+/** Canonical text of a key (property order does not matter). */
+function keyText(key: Record<string, JsonValue>): string {
+  return JSON.stringify(
+    Object.keys(key)
+      .sort()
+      .map((k) => [k, key[k]]),
+  );
+}
+
+/** The records that made a change: same commit timestamp, a mod on the same key. */
+function recordsOf(change: Pick<ReplicaChange, 'commitTimestamp' | 'key'>, records: DataChangeRecord[]) {
+  const key = keyText(change.key);
+  return records.filter(
+    (r) => r.commitTimestamp === change.commitTimestamp && r.mods.some((m) => keyText(m.keys) === key),
+  );
+}
+
+function reject(record: DataChangeRecord, err: unknown): RejectedRecord {
+  const column = failedColumn(err, record.tableName);
+  return { record, error: SluiceError.from(err), ...(column ? { column } : {}) };
+}
+
+/** Tries to plan `records`; the error when they cannot be (a record failure), undefined when they can. */
+function planError(records: DataChangeRecord[], options: ReplicaOptions): unknown {
+  try {
+    buildReplicaChanges(records, options);
+    return undefined;
+  } catch (err) {
+    if (!isRecordFailure(err)) throw err;
+    return err;
+  }
+}
+
+/**
+ * Finds the records that cannot be planned: records of different commit timestamps never share a change, so
+ * each timestamp's records are tried apart, then each record alone; when a timestamp's records fail only
+ * together (concurrent transactions on one key), all of them are rejected.
+ */
+function isolatePlanning(records: DataChangeRecord[], options: ReplicaOptions): RejectedRecord[] {
+  const byTimestamp = new Map<bigint, DataChangeRecord[]>();
+  for (const r of records)
+    byTimestamp.set(r.commitTimestamp, [...(byTimestamp.get(r.commitTimestamp) ?? []), r]);
+  const rejected: RejectedRecord[] = [];
+  for (const group of byTimestamp.values()) {
+    const groupError = planError(group, options);
+    if (groupError === undefined) continue;
+    const alone = group.flatMap((r) => {
+      const err = planError([r], options);
+      return err === undefined ? [] : [reject(r, err)];
+    });
+    const rest = group.filter((r) => !alone.some((a) => a.record === r));
+    const restError = rest.length > 0 ? planError(rest, options) : undefined;
+    rejected.push(...alone, ...(restError === undefined ? [] : rest.map((r) => reject(r, restError))));
+  }
+  return rejected;
+}
+
+/** Keeps the policy: under `fail` the first rejected record (earliest) fails the window. */
+function enforce(policy: BadRecordPolicy, rejected: RejectedRecord[]): void {
+  if (policy !== 'fail' || rejected.length === 0) return;
+  const first = [...rejected].sort((a, b) =>
+    a.record.commitTimestamp < b.record.commitTimestamp
+      ? -1
+      : a.record.commitTimestamp > b.record.commitTimestamp
+        ? 1
+        : 0,
+  )[0]!;
+  throw new BadRecordError(first);
+}
+
+/** Resolves `changes`; the error when they cannot be resolved for a record's fault (thrown otherwise). */
+async function tryResolve(
+  ports: ReplicaPorts,
+  table: ReplicatedTable,
+  changes: ReplicaChange[],
+  issues: ValueIssue[],
+) {
+  try {
+    return { ok: true as const, ...(await resolveChanges(ports, table, changes, issues)) };
+  } catch (err) {
+    if (!isRecordFailure(err)) throw err;
+    return { ok: false as const, err };
+  }
+}
+
+/**
+ * Resolves every change (rows read at their commit timestamp where the record lacks them); when that fails
+ * for a record's fault, each commit timestamp's changes are tried apart, then each change alone, and the
+ * records of the failing changes are rejected.
+ */
+async function resolveAll(
+  ports: ReplicaPorts,
+  start: ReplicatedTable,
+  changes: ReplicaChange[],
+  records: DataChangeRecord[],
+  issues: ValueIssue[],
+): Promise<{ table: ReplicatedTable; rows: Row[]; rejected: RejectedRecord[] }> {
+  const all = await tryResolve(ports, start, changes, issues);
+  if (all.ok) return { table: all.table, rows: all.rows, rejected: [] };
+  let table = start;
+  const rows: Row[] = [];
+  const rejected: RejectedRecord[] = [];
+  const byTimestamp = new Map<bigint, ReplicaChange[]>();
+  for (const c of changes)
+    byTimestamp.set(c.commitTimestamp, [...(byTimestamp.get(c.commitTimestamp) ?? []), c]);
+  for (const group of byTimestamp.values()) {
+    const out = await tryResolve(ports, table, group, issues);
+    if (out.ok) {
+      table = out.table;
+      rows.push(...out.rows);
+      continue;
+    }
+    for (const change of group) {
+      const one = await tryResolve(ports, table, [change], issues);
+      if (one.ok) {
+        table = one.table;
+        rows.push(...one.rows);
+      } else rejected.push(...recordsOf(change, records).map((r) => reject(r, one.err)));
+    }
+  }
+  return { table, rows, rejected };
+}
+
+/** Rows none of whose records is in `out`: a record is written whole or not at all. */
+function without(rows: Row[], records: DataChangeRecord[], out: ReadonlySet<DataChangeRecord>): Row[] {
+  return rows.filter((row) => !recordsOf(row, records).some((r) => out.has(r)));
+}
+
+/**
+ * Writes the rows; rows BigQuery rejects for their content reject their records, and the rows of every other
+ * record are sent again (BigQuery writes nothing of a request with a rejected row; the replica is idempotent).
+ */
+async function writeRows(
+  replica: ReplicaSink,
+  destination: string,
+  rows: Row[],
+  records: DataChangeRecord[],
+  policy: BadRecordPolicy,
+): Promise<{ rows: number; rejected: RejectedRecord[] }> {
+  const rejected: RejectedRecord[] = [];
+  const out = new Set<DataChangeRecord>();
+  let pending = rows;
+  // Each round removes at least one row, so this ends.
+  while (pending.length > 0) {
+    try {
+      await replica.write(destination, pending);
+      return { rows: pending.length, rejected };
+    } catch (err) {
+      if (!(err instanceof RowsRejectedError)) throw err;
+      const before = out.size;
+      for (const r of err.rows) {
+        const row = pending[r.index];
+        if (!row) continue;
+        const cause = new RowsRejectedError(`BigQuery rejected the row of ${destination}: ${r.message}`, [r]);
+        for (const rec of recordsOf(row, records)) {
+          if (out.has(rec)) continue;
+          out.add(rec);
+          rejected.push(reject(rec, cause));
+        }
+      }
+      if (out.size === before) throw err;
+      enforce(policy, rejected);
+      pending = without(pending, records, out);
+    }
+  }
+  return { rows: 0, rejected };
+}
+
+/** Plans and resolves the changes of `records`, setting aside records whose rows cannot be read or mapped. */
+async function resolveRecords(
+  ports: ReplicaPorts,
+  start: ReplicatedTable,
+  records: DataChangeRecord[],
+  policy: BadRecordPolicy,
+): Promise<{ rows: Row[]; good: DataChangeRecord[]; rejected: RejectedRecord[]; issues: ValueIssue[] }> {
+  const rejected: RejectedRecord[] = [];
+  let good = records;
+  let table = start;
+  // Each round with a rejection removes at least one record, so this ends.
+  for (;;) {
+    const { changes, issues } = buildReplicaChanges(good, optionsOf(table));
+    const resolved = await resolveAll(ports, table, changes, good, issues);
+    table = resolved.table;
+    if (resolved.rejected.length === 0) return { rows: resolved.rows, good, rejected, issues };
+    enforce(policy, resolved.rejected);
+    rejected.push(...resolved.rejected);
+    const out = new Set(resolved.rejected.map((r) => r.record));
+    good = good.filter((r) => !out.has(r));
+  }
+}
+
+/** What planning needs of the table's plan. */
+function optionsOf(table: ReplicatedTable): ReplicaOptions {
+  return { ignored: table.plan.ignored, readAtCommit: table.plan.readAtCommit.length > 0 };
+}
+
+/**
+ * Writes `records` (one source table's, of whole commit timestamps, its plan already following their
+ * columns) to its replica under `policy`.
+ */
+export async function writeReplicaTable(
+  ports: ReplicaPorts,
+  table: ReplicatedTable,
+  records: DataChangeRecord[],
+  policy: BadRecordPolicy,
+  log: Logger,
+): Promise<ReplicaTableOutcome> {
+  const destination = table.targets.replica;
+  if (!destination) return { rows: 0, rejected: [] };
+  const options = optionsOf(table);
+  const unplanned = planError(records, options) === undefined ? [] : isolatePlanning(records, options);
+  enforce(policy, unplanned);
+  const planned = new Set(unplanned.map((r) => r.record));
+  const candidates = planned.size === 0 ? records : records.filter((r) => !planned.has(r));
+  const resolved = await resolveRecords(ports, table, candidates, policy);
+  const written = await writeRows(ports.replica, destination, resolved.rows, resolved.good, policy);
+  if (resolved.issues.length > 0)
+    log.warn('replica.value-issues', {
+      table: table.source,
+      count: resolved.issues.length,
+      first: resolved.issues.slice(0, 5),
+    });
+  return { rows: written.rows, rejected: [...unplanned, ...resolved.rejected, ...written.rejected] };
+}

@@ -1,0 +1,76 @@
+/**
+ * A record the pipeline cannot map (a poison record) under both bad-record policies: `fail` stops only its
+ * partition, at the boundary the sinks acknowledged, named in the status; `dead-letter` sets it aside and the
+ * partition goes on. Other partitions keep flowing either way, and no history row is written twice.
+ */
+
+import { addMillis } from '../../shared/domain/timestamp';
+import { Harness, T0 } from './support/harness';
+
+async function settle(h: Harness, rounds = 4) {
+  for (let i = 0; i < rounds; i++) {
+    h.advance(6_000);
+    await h.tick();
+    await h.drain();
+  }
+}
+
+/** Ids 1..7 live on the first root partition, 8..15 on the second. */
+async function poisoned(policy: 'fail' | 'dead-letter') {
+  const h = new Harness({ config: { onBadRecord: policy } });
+  h.script.commit(addMillis(T0, 100), [
+    { table: 'Orders', id: 1, val: 'a' },
+    { table: 'Items', id: 9, val: 'x' },
+  ]);
+  h.now = addMillis(T0, 1_000);
+  await h.tick();
+  await h.drain();
+  h.script.commit(addMillis(T0, 1_100), [{ table: 'Orders', id: 2, val: 'b' }]);
+  h.script.commit(addMillis(T0, 1_200), [{ table: 'Orders', id: 3, val: 'poison' }]);
+  // Delivered as a number in its STRING column: it cannot be mapped.
+  h.script.poisoned.set('Orders/3', 12345);
+  h.script.commit(addMillis(T0, 1_300), [{ table: 'Items', id: 4, val: 'after' }]);
+  h.script.commit(addMillis(T0, 1_400), [{ table: 'Items', id: 10, val: 'other' }]);
+  return h;
+}
+
+describe('a poison record', () => {
+  it('under fail: its partition fails at once, keeps its acknowledged position, status names the record; others flow', async () => {
+    const h = await poisoned('fail');
+    await settle(h);
+    const status = (await h.tick()).status!;
+    expect(status.partitions.failed).toBe(1);
+    const [err] = status.lastErrors;
+    expect(err).toMatchObject({
+      kind: 'permanent',
+      record: { table: 'Orders', column: 'Val', key: '{"Id":"3"}' },
+    });
+    expect(err!.message).toMatch(/Orders\.Val/);
+    // One attempt: a permanent failure is not retried.
+    expect(h.outcomes.filter((o) => o.outcome === 'failed')).toHaveLength(1);
+    expect(h.outcomes.every((o) => o.status === 200)).toBe(true);
+    const failed = (await h.ledger.readPartition(0, err!.partition!))!.value;
+    expect(failed.state).toBe('failed');
+    expect(failed.position).toBeGreaterThanOrEqual(addMillis(T0, 1_000) - 1n);
+    expect(failed.position).toBeLessThan(addMillis(T0, 1_100));
+    // The other partition went on; the failed one stopped before the batch holding the poison.
+    expect(h.replica.rows('items').map((r) => r.Id)).toEqual(['9', '10']);
+    expect(h.replica.rows('orders').map((r) => r.Id)).toEqual(['1']);
+    expect(h.history.rows('orders_history')).toHaveLength(h.history.distinct('orders_history'));
+    const logged = h.events('task.failed');
+    expect(logged.length).toBeLessThanOrEqual(1);
+  });
+
+  it('under dead-letter: the record is set aside, counted, and the partition goes on', async () => {
+    const h = await poisoned('dead-letter');
+    await settle(h);
+    const status = (await h.tick()).status!;
+    expect(status.partitions.failed).toBe(0);
+    expect(h.replica.rows('items').map((r) => r.Id)).toEqual(['4', '9', '10']);
+    expect(h.replica.rows('orders').map((r) => r.Id)).toEqual(['1', '2']);
+    expect(status.deadLetters).toMatchObject({ pending: 1, pendingRecords: 1, byTable: { Orders: 1 } });
+    // Its history row is written, once, like every other mod's.
+    expect(h.history.rows('orders_history')).toHaveLength(3);
+    expect(h.history.distinct('orders_history')).toBe(3);
+  });
+});

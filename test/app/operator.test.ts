@@ -1,0 +1,204 @@
+/**
+ * The operator's failure routes through the backfill function's HTTP handler, over the reader's in-memory
+ * pipeline: a failed partition retried after the fix, dead letters listed and replayed once, bad input named.
+ */
+import { handleBackfillRequest } from '../../functions/backfill/routes';
+import type { BackfillDeps } from '../../shared/app/backfill/deps';
+import { TableRegistry } from '../../shared/app/table-registry';
+import { createLogger } from '../../shared/domain/log';
+import { addMillis } from '../../shared/domain/timestamp';
+import type { SnapshotSource } from '../../shared/ports/snapshot-source';
+import { Harness, T0 } from './support/harness';
+
+function depsOf(h: Harness): BackfillDeps {
+  return {
+    config: h.settings.config,
+    store: h.store,
+    queue: h.queue,
+    snapshots: {} as SnapshotSource,
+    catalog: h.catalog,
+    replay: {
+      catalog: h.catalog,
+      tables: new TableRegistry(
+        { catalog: h.catalog, replica: h.replica, history: h.history },
+        h.settings.config,
+        createLogger(() => undefined),
+      ),
+    },
+    replica: h.replica,
+    history: h.history,
+    workerUrl: 'http://127.0.0.1:1/backfills/tasks',
+    now: () => h.now,
+    newId: () => 'job',
+    log: createLogger(() => undefined),
+  };
+}
+
+async function call(
+  h: Harness,
+  method: string,
+  path: string,
+  opts: { query?: Record<string, unknown>; body?: unknown; type?: string } = {},
+) {
+  const out = { status: 0, json: undefined as unknown, headers: {} as Record<string, string> };
+  const res = {
+    status(code: number) {
+      out.status = code;
+      return res;
+    },
+    json(b: unknown) {
+      out.json = b;
+    },
+    set(name: string, value: string) {
+      out.headers[name] = value;
+    },
+  };
+  const raw = typeof opts.body === 'string' ? Buffer.from(opts.body) : undefined;
+  const headers: Record<string, string> = { 'content-type': opts.type ?? 'application/json' };
+  const req = {
+    method,
+    path,
+    body: opts.body,
+    ...(raw ? { rawBody: raw } : {}),
+    query: opts.query ?? {},
+    header: (n: string) => headers[n.toLowerCase()],
+  };
+  await handleBackfillRequest(depsOf(h), req, res);
+  return out as { status: number; json: Record<string, unknown>; headers: Record<string, string> };
+}
+
+async function settle(h: Harness, rounds = 4) {
+  for (let i = 0; i < rounds; i++) {
+    h.advance(6_000);
+    await h.tick();
+    await h.drain();
+  }
+}
+
+/** Orders 3 is rejected by the replica (as BigQuery rejects a row for its content) until the fix. */
+async function rejecting(policy: 'fail' | 'dead-letter') {
+  const h = new Harness({ config: { onBadRecord: policy } });
+  h.replica.rejectKeys.add('{"Id":"3"}');
+  h.script.commit(addMillis(T0, 100), [{ table: 'Orders', id: 1, val: 'a' }]);
+  h.script.commit(addMillis(T0, 200), [
+    { table: 'Orders', id: 3, val: 'too long' },
+    { table: 'Orders', id: 2, val: 'b' },
+  ]);
+  h.script.commit(addMillis(T0, 300), [{ table: 'Items', id: 4, val: 'same partition, later' }]);
+  h.now = addMillis(T0, 1_000);
+  await settle(h);
+  return h;
+}
+
+describe('operator routes', () => {
+  it('POST /partitions/retry restarts a failed partition; after the fix it catches up with no duplicate history', async () => {
+    const h = await rejecting('fail');
+    let status = (await h.tick()).status!;
+    expect(status.partitions.failed).toBe(1);
+    expect(status.lastErrors[0]).toMatchObject({ record: { table: 'Orders', key: '{"Id":"3"}' } });
+    expect(status.lastErrors[0]!.message).toMatch(/value too long/);
+    // Retried before the fix: it fails again, with its count.
+    const first = await call(h, 'POST', '/partitions/retry');
+    expect(first).toMatchObject({ status: 200, json: { retried: [status.lastErrors[0]!.partition] } });
+    await settle(h, 2);
+    status = (await h.tick()).status!;
+    expect(status.partitions.failed).toBe(1);
+    h.replica.rejectKeys.clear();
+    const again = await call(h, 'POST', '/partitions/retry', {
+      query: { partition: status.lastErrors[0]!.partition },
+    });
+    expect(again.status).toBe(200);
+    await settle(h);
+    status = (await h.tick()).status!;
+    expect(status.partitions.failed).toBe(0);
+    expect(status.lastErrors).toEqual([]);
+    expect(h.replica.rows('orders')).toEqual(h.expected('Orders'));
+    expect(h.replica.rows('items')).toEqual(h.expected('Items'));
+    expect(h.history.rows('orders_history')).toHaveLength(3);
+    expect(h.history.distinct('orders_history')).toBe(3);
+    // Nothing failed is left: a retry of everything does nothing.
+    expect(await call(h, 'POST', '/partitions/retry')).toMatchObject({ status: 200, json: { retried: [] } });
+  });
+
+  it('POST /partitions/retry names bad input and unknown partitions, and answers 405 with Allow', async () => {
+    const h = await rejecting('fail');
+    const bad = await call(h, 'POST', '/partitions/retry', { query: { partition: 'nope' } });
+    expect(bad.status).toBe(400);
+    expect((bad.json.error as { message: string }).message).toMatch(
+      /partition: "nope" is not a partition id/,
+    );
+    const twice = await call(h, 'POST', '/partitions/retry', { query: { partition: ['a', 'b'] } });
+    expect(twice.status).toBe(400);
+    const missing = await call(h, 'POST', '/partitions/retry', { query: { partition: 'f'.repeat(32) } });
+    expect(missing.status).toBe(404);
+    const get = await call(h, 'GET', '/partitions/retry');
+    expect(get).toMatchObject({ status: 405, headers: { Allow: 'POST' } });
+  });
+
+  it('GET /dead-letters lists and counts; POST /dead-letters/replay applies each letter once after the fix', async () => {
+    const h = await rejecting('dead-letter');
+    expect(h.replica.rows('items').map((r) => r.Id)).toEqual(['4']);
+    // Orders 2 and 3 are mods of one record (one transaction): the record is set aside whole.
+    expect(h.replica.rows('orders').map((r) => r.Id)).toEqual(['1']);
+    const listed = await call(h, 'GET', '/dead-letters');
+    expect(listed.status).toBe(200);
+    expect(listed.json.counts).toMatchObject({ pending: 1, pendingRecords: 1, byTable: { Orders: 1 } });
+    const items = listed.json.items as Array<{ id: string; state: string; reason: string }>;
+    expect(items).toHaveLength(1);
+    expect(items[0]).toMatchObject({ state: 'pending', reason: 'permanent:RowsRejectedError' });
+    // Before the fix the replay fails and the letter stays pending, with the attempt recorded.
+    const early = await call(h, 'POST', '/dead-letters/replay', { body: { ids: [items[0]!.id] } });
+    expect(early).toMatchObject({ status: 200, json: { replayed: 0, failed: 1 } });
+    h.replica.rejectKeys.clear();
+    const replayed = await call(h, 'POST', '/dead-letters/replay');
+    expect(replayed).toMatchObject({ status: 200, json: { replayed: 1, failed: 0 } });
+    expect(h.replica.rows('orders')).toEqual(h.expected('Orders'));
+    const second = await call(h, 'POST', '/dead-letters/replay', { body: { ids: [items[0]!.id] } });
+    expect(second).toMatchObject({ status: 200, json: { replayed: 0, alreadyReplayed: 1 } });
+    const after = await call(h, 'GET', '/dead-letters');
+    expect(after.json.counts).toMatchObject({ pending: 0, replayed: 1 });
+    // The history was written once, with the window: a replay adds none.
+    expect(h.history.rows('orders_history')).toHaveLength(3);
+    const status = (await h.tick()).status!;
+    expect(status.deadLetters).toMatchObject({ pending: 0, replayed: 1 });
+  });
+
+  it('bad replay and listing requests are named', async () => {
+    const h = await rejecting('dead-letter');
+    const notObject = await call(h, 'POST', '/dead-letters/replay', { body: [1] });
+    expect(notObject.status).toBe(400);
+    const badIds = await call(h, 'POST', '/dead-letters/replay', { body: { ids: ['../etc'], extra: 1 } });
+    expect(badIds.status).toBe(400);
+    expect((badIds.json.error as { problems: string[] }).problems).toEqual([
+      'extra: unknown field (ids, table)',
+      'ids[0]: "../etc" is not a dead-letter id',
+    ]);
+    const size = await call(h, 'GET', '/dead-letters', { query: { pageSize: '0' } });
+    expect(size.status).toBe(400);
+    expect(await call(h, 'DELETE', '/dead-letters')).toMatchObject({
+      status: 405,
+      headers: { Allow: 'GET' },
+    });
+  });
+});
+
+describe('backfill function edges', () => {
+  it('a bad percent-encoding is a JSON 400, a non-JSON body 415, a wrong method 405 with Allow', async () => {
+    const h = new Harness();
+    const bad = await call(h, 'GET', '/backfills/%E0%A4%A');
+    expect(bad.status).toBe(400);
+    expect((bad.json.error as { message: string }).message).toMatch(/bad percent-encoding/);
+    expect(await call(h, 'PUT', '/backfills')).toMatchObject({
+      status: 405,
+      headers: { Allow: 'GET, POST' },
+    });
+    expect(await call(h, 'POST', '/status')).toMatchObject({ status: 405, headers: { Allow: 'GET' } });
+    const text = await call(h, 'POST', '/backfills', { body: 'tables=Orders', type: 'text/plain' });
+    expect(text.status).toBe(415);
+    expect((text.json.error as { message: string }).message).toMatch(/application\/json/);
+    expect(await call(h, 'PATCH', '/backfills/job1')).toMatchObject({
+      status: 405,
+      headers: { Allow: 'GET, DELETE' },
+    });
+  });
+});

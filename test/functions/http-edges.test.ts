@@ -1,0 +1,103 @@
+/**
+ * Every HTTP edge answers JSON: bodies the functions framework's parsers refuse, bad percent-encoding, wrong
+ * methods — through the framework's own server, as the platform and the local stack serve the functions.
+ */
+process.env.METADATA_SERVER_DETECTION = 'none';
+
+import type { AddressInfo } from 'node:net';
+import { getTestServer } from '@google-cloud/functions-framework/testing';
+import { type ExpressApp, installOn } from '../../shared/http/edge';
+
+require('../../functions/backfill');
+require('../../functions/reader');
+require('../../functions/scheduler');
+require('../../functions/writer');
+
+type Server = ReturnType<typeof getTestServer>;
+
+async function serve(name: string, eager: boolean): Promise<{ server: Server; url: string }> {
+  const server = getTestServer(name);
+  if (eager) installOn(server.listeners('request')[0] as unknown as ExpressApp);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+async function send(url: string, init: RequestInit & { path: string }) {
+  const res = await fetch(`${url}${init.path}`, init);
+  const text = await res.text();
+  return {
+    status: res.status,
+    type: res.headers.get('content-type') ?? '',
+    allow: res.headers.get('allow'),
+    text,
+  };
+}
+
+describe('HTTP edges', () => {
+  const servers: Server[] = [];
+  afterAll(async () => {
+    await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+  });
+
+  it.each(['backfill', 'reader', 'scheduler', 'writer'])(
+    '%s: malformed JSON, a bad charset and a bad encoding are JSON 400/415, from the first request on',
+    async (name) => {
+      const { server, url } = await serve(name, true);
+      servers.push(server);
+      const malformed = await send(url, {
+        path: '/backfills',
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"tables": ["Products"',
+      });
+      expect(malformed.status).toBe(400);
+      expect(malformed.type).toMatch(/^application\/json/);
+      const body = JSON.parse(malformed.text) as { error: { message: string } };
+      expect(body.error.message).toMatch(/^malformed JSON body: /);
+      expect(malformed.text).not.toMatch(/body-parser|at parse|<pre>/);
+      const charset = await send(url, {
+        path: '/x',
+        method: 'POST',
+        headers: { 'content-type': 'application/json; charset=latin-9' },
+        body: '{}',
+      });
+      expect(charset.status).toBe(415);
+      expect(charset.type).toMatch(/^application\/json/);
+      const encoding = await send(url, {
+        path: '/x',
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-encoding': 'br2' },
+        body: '{}',
+      });
+      expect(encoding.status).toBe(415);
+    },
+  );
+
+  it('on the platform the answer is installed by the first request the function sees', async () => {
+    const { server, url } = await serve('backfill', false);
+    servers.push(server);
+    expect((await send(url, { path: '/healthz', method: 'GET' })).status).toBe(200);
+    const malformed = await send(url, {
+      path: '/backfills',
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"tables": [',
+    });
+    expect(malformed.status).toBe(400);
+    expect(malformed.type).toMatch(/^application\/json/);
+  });
+
+  it('wrong methods answer 405 with Allow', async () => {
+    const reader = await serve('reader', true);
+    servers.push(reader.server);
+    const got = await send(reader.url, { path: '/', method: 'GET' });
+    expect(got).toMatchObject({ status: 405, allow: 'POST' });
+    expect(got.type).toMatch(/^application\/json/);
+    const writer = await serve('writer', true);
+    servers.push(writer.server);
+    expect(await send(writer.url, { path: '/mutations', method: 'PUT' })).toMatchObject({
+      status: 405,
+      allow: 'POST',
+    });
+  });
+});
