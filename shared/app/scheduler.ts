@@ -19,7 +19,8 @@ import { type LedgerStore, type ListedPartition, newWriterToken, type Versioned 
 import { retentionBackfillId, type StartArgs, snapshotHandOver, startPipeline } from './pipeline-start';
 import { enqueueReaderTask } from './reader-task';
 import type { AppSettings, Runtime } from './settings';
-import { buildStatus, type PipelineStatus, partitionError, type StatusError, stoppedStatus } from './status';
+import { buildStatus, type PipelineStatus, type StatusError } from './status';
+import { countDeadLetters, partitionErrors, writeStoppedStatus } from './status-errors';
 import { StreamGuard } from './stream-guard';
 import { logValidated, type ValidatedStream, validateStream } from './stream-validation';
 import { TableRegistry } from './table-registry';
@@ -107,7 +108,8 @@ export class Scheduler {
     } catch (err) {
       const e = SluiceError.from(err, 'stream validation');
       if (e.kind !== 'permanent' && e.kind !== 'invalid-input') throw e;
-      return this.stopped(e);
+      const status = await writeStoppedStatus(this.ports.ledger, this.settings.config, this.runtime, e);
+      return { status, enqueued: 0, promoted: 0, removed: 0 };
     }
     const tables = await this.syncTables();
     let manifest = await this.ports.ledger.readManifest();
@@ -125,26 +127,6 @@ export class Scheduler {
     const current = await this.guard.resumeIfFixed(manifest);
     if (current.value.state !== 'running' || !(await this.guard.stopIfHiding(current))) return current;
     return (await this.ports.ledger.readManifest()) ?? current;
-  }
-
-  /**
-   * The configuration cannot work against the database: the status says `stopped` with the reason (naming the
-   * table and the fix) instead of failing every tick silently; the manifest is left alone, so the tick after
-   * the fix validates again and runs (ADR-1507).
-   */
-  private async stopped(e: SluiceError): Promise<TickReport> {
-    const { config } = this.settings;
-    const manifest = await this.ports.ledger.readManifest();
-    this.runtime.log.error('pipeline.failed', e, { reason: 'configuration' });
-    const status = stoppedStatus({
-      pipeline: config.pipeline,
-      stream: config.spanner.stream,
-      reason: e.message,
-      now: this.runtime.now(),
-      epoch: manifest?.value.epoch ?? null,
-    });
-    await this.ports.ledger.writeStatus(status);
-    return { status, enqueued: 0, promoted: 0, removed: 0 };
   }
 
   private startArgs(tables: TableStatus[] = this.tables ?? []): StartArgs {
@@ -191,8 +173,10 @@ export class Scheduler {
     const promoted = await this.promote(plan, byId, errors);
     const enqueued = await this.enqueue(plan, promoted, byId, errors, epoch);
     const removed = await this.remove(plan, listing.partitions, epoch);
-    errors.push(...(await this.partitionErrors(current, epoch)));
-    const letters = await this.countDeadLetters(errors);
+    errors.push(...(await partitionErrors(ledger, current, epoch)));
+    const letters = await countDeadLetters(this.ports.deadLetters, (err) =>
+      errors.push(this.toStatusError(err)),
+    );
     const status = buildStatus({
       manifest: manifest.value,
       views: current.map((p) => p.view),
@@ -292,38 +276,6 @@ export class Scheduler {
         });
     }
     return removed;
-  }
-
-  /**
-   * The recorded errors of failed partitions, then of partitions that keep failing (retried, `failures` > 0):
-   * a few reads, at most ten — such partitions are rare and need an operator (ADR-1501).
-   */
-  private async partitionErrors(current: ListedPartition[], epoch: number): Promise<StatusError[]> {
-    const failing = current
-      .map((p) => p.view)
-      .filter((v) => v.state === 'failed' || v.failures > 0)
-      .sort(
-        (a, b) => (a.state === 'failed' ? 0 : 1) - (b.state === 'failed' ? 0 : 1) || b.failures - a.failures,
-      );
-    const out: StatusError[] = [];
-    for (const view of failing.slice(0, 10)) {
-      const e = await this.ports.ledger.readPartition(epoch, view.id).catch(() => undefined);
-      const last = e?.value.lastError;
-      if (last) out.push(partitionError(view, last));
-    }
-    return out;
-  }
-
-  /** The dead letters' counts for the status; a listing that fails is an error of the status, not the tick. */
-  private async countDeadLetters(errors: StatusError[]) {
-    if (!this.ports.deadLetters) return undefined;
-    try {
-      const { calls, ...counts } = await this.ports.deadLetters.counts();
-      return { calls, counts };
-    } catch (err) {
-      errors.push(this.toStatusError(err));
-      return undefined;
-    }
   }
 
   private async recordCompleteness(watermark: Timestamp | null, tables: TableStatus[]): Promise<void> {
