@@ -8,6 +8,7 @@
 import { ConfigError, type ConfigIssue, parseConfig } from '../domain/config';
 import { createLogger } from '../domain/log';
 import { parseWriterConfig } from '../domain/writer/config';
+import { installJsonErrors } from '../http/edge';
 import type { HttpRequest, HttpResponse } from '../http/health';
 import { parseDeploymentSettings } from './settings';
 import { describeUnknown, ON_INVALID_CONFIG, unknownVariables } from './variables';
@@ -125,6 +126,8 @@ export type Handler = (req: HttpRequest, res: HttpResponse) => Promise<void> | v
 export function failFast(check: StartupCheck, handler: Handler): Handler {
   if (check.problems.length === 0) return handler;
   return (req, res) => {
+    // Even a misconfigured function answers JSON to bodies the framework cannot parse (ADR-1508).
+    installJsonErrors(req);
     const healthz = req.method === 'GET' && req.path === '/healthz';
     res.status(503).json(
       healthz
