@@ -162,7 +162,8 @@ export class Storage {
     const sql = `SELECT * FROM (${this.viewSql(table, view)}) WHERE 1`;
     const p = physical(table);
     const scoped = sql.replace(`FROM ${p} v WHERE`, `FROM ${p} v WHERE v._sk = ${ql(key)} AND`);
-    // Safe integers: a row read back (e.g. to merge a partial update) must keep INT64 values above 2^53.
+    // Safe integers: an INT64 read back as a JS number loses digits above 2^53, and this row feeds both the
+    // commit's change records and the base of every partial write (update, insertOrUpdate) of the key.
     return this.db.prepare(scoped).safeIntegers(true).get() as Row | undefined;
   }
 
