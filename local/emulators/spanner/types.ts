@@ -24,6 +24,7 @@ const GSQL_SCALARS = [
   'NUMERIC',
   'JSON',
   'TOKENLIST',
+  'UUID',
 ];
 const PG_NAMES: Record<string, SpannerTypeJson> = {
   BIGINT: { code: 'INT64' },
@@ -44,6 +45,7 @@ const PG_NAMES: Record<string, SpannerTypeJson> = {
   NUMERIC: { code: 'NUMERIC', typeAnnotation: 'PG_NUMERIC' },
   DECIMAL: { code: 'NUMERIC', typeAnnotation: 'PG_NUMERIC' },
   JSONB: { code: 'JSON', typeAnnotation: 'PG_JSONB' },
+  UUID: { code: 'UUID' },
   'SPANNER.COMMIT_TIMESTAMP': { code: 'TIMESTAMP' },
   // Full-text search tokens: never returned by a read, only used by search functions.
   'SPANNER.TOKENLIST': { code: 'TOKENLIST' },
@@ -119,6 +121,7 @@ const PG_PRINT: Record<string, string> = {
   NUMERIC: 'numeric',
   JSON: 'jsonb',
   TOKENLIST: 'spanner.tokenlist',
+  UUID: 'uuid',
 };
 
 /** The type as INFORMATION_SCHEMA.COLUMNS.SPANNER_TYPE shows it (and as GetDatabaseDdl prints it). */

@@ -126,6 +126,24 @@ function toJsonText(w: WireValue): string {
   }
 }
 
+const UUID_TEXT = /^[0-9a-f](?:-?[0-9a-f]){31}$/i;
+
+/**
+ * A UUID in its canonical form (lower case, 8-4-4-4-12). Accepted as the service's parser accepts it: 32 hex
+ * digits in either case, single hyphens anywhere between digits, optionally in one pair of braces.
+ */
+export function canonicalUuid(w: WireValue): string {
+  const text = typeof w === 'string' ? w : JSON.stringify(w);
+  const inner = /^\{(.*)\}$/.exec(text)?.[1] ?? text;
+  if (typeof w !== 'string' || !UUID_TEXT.test(inner))
+    throw new SpannerError(
+      Code.FAILED_PRECONDITION,
+      `Could not parse ${text} as a UUID: Invalid input. For details on the UUID type, see https://cloud.google.com/spanner/docs/data-types#uuid_type`,
+    );
+  const hex = inner.replace(/-/g, '').toLowerCase();
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
 /** Wire value → the scalar's canonical wire form (used for arrays and for stored scalars). */
 function canonical(w: WireValue, type: SpannerTypeJson): WireValue {
   if (w === null) return null;
@@ -150,6 +168,8 @@ function canonical(w: WireValue, type: SpannerTypeJson): WireValue {
     case 'STRING':
     case 'BYTES':
       return typeof w === 'string' ? w : bad(`Invalid ${type.code} value: ${JSON.stringify(w)}`);
+    case 'UUID':
+      return canonicalUuid(w);
     case 'ARRAY':
       if (!Array.isArray(w)) return bad('ARRAY values must be lists');
       return w.map((e) => canonical(e, type.arrayElementType as SpannerTypeJson));

@@ -1,0 +1,152 @@
+/**
+ * UUID columns and parameters through the official client: GoogleSQL `UUID` / `ARRAY<UUID>` and PostgreSQL
+ * `uuid` / `uuid[]`, as keys and values, in mutations, queries, INFORMATION_SCHEMA and change records.
+ */
+process.env.METADATA_SERVER_DETECTION = 'none';
+
+import { createTestDatabase, type TestDatabase } from '../../../local/emulators/spanner/client';
+import { type RunningSpannerEmulator, startSpannerEmulator } from '../../../local/emulators/spanner/server';
+import type { Dialect } from '../../../shared/domain/change-record';
+import { walkDag } from './change-streams/client-read';
+
+const A = 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11';
+const B = '00000000-0000-4000-8000-000000000000';
+const C = 'ffffffff-ffff-4fff-bfff-ffffffffffff';
+
+let emu: RunningSpannerEmulator;
+let g: TestDatabase;
+let pg: TestDatabase;
+
+beforeAll(async () => {
+  emu = await startSpannerEmulator({ port: 0, churnMs: 0 });
+  g = await createTestDatabase(emu, 'GOOGLE_STANDARD_SQL', [
+    'CREATE TABLE U (Id UUID NOT NULL, Other UUID, Many ARRAY<UUID>, Name STRING(MAX)) PRIMARY KEY (Id)',
+    'CREATE CHANGE STREAM S FOR U',
+  ]);
+  pg = await createTestDatabase(emu, 'POSTGRESQL', [
+    'CREATE TABLE u (id uuid NOT NULL PRIMARY KEY, other uuid, many uuid[], name varchar)',
+    'CREATE CHANGE STREAM s FOR u',
+  ]);
+});
+
+afterAll(async () => {
+  await g?.close();
+  await pg?.close();
+  await emu?.stop();
+});
+
+const n = (dialect: Dialect) =>
+  dialect === 'POSTGRESQL'
+    ? { db: () => pg, t: 'u', s: 's', id: 'id', other: 'other', many: 'many', name: 'name', p: '$1' }
+    : { db: () => g, t: 'U', s: 'S', id: 'Id', other: 'Other', many: 'Many', name: 'Name', p: '@p1' };
+
+test.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])(
+  '%s: UUID keys, values and arrays are stored canonically and read back as text',
+  async (dialect) => {
+    const x = n(dialect);
+    const db = x.db().database;
+    await db.table(x.t).insert([
+      {
+        [x.id]: A.toUpperCase(),
+        [x.other]: `{${B}}`,
+        [x.many]: [C, null, A.replace(/-/g, '')],
+        [x.name]: 'a',
+      },
+      { [x.id]: C, [x.other]: null, [x.many]: [], [x.name]: 'c' },
+    ]);
+    const [rows] = await db.run({ sql: `SELECT * FROM ${x.t} ORDER BY ${x.id}`, json: true });
+    expect(rows).toEqual([
+      { [x.id]: A, [x.other]: B, [x.many]: [C, null, A], [x.name]: 'a' },
+      { [x.id]: C, [x.other]: null, [x.many]: [], [x.name]: 'c' },
+    ]);
+    const [typed] = await db.run({
+      sql: `SELECT ${x.name} FROM ${x.t} WHERE ${x.id} = ${x.p}`,
+      params: { p1: A },
+      types: { p1: 'uuid' },
+      json: true,
+    });
+    expect(typed).toEqual([{ [x.name]: 'a' }]);
+  },
+);
+
+test('the result metadata types UUID columns as UUID, and a STRING parameter matches a UUID column', async () => {
+  const db = g.database;
+  await db.table('U').insert({ Id: B, Name: 'b' });
+  const fields = await new Promise<
+    Array<{ name: string; type: { code: string; arrayElementType?: { code: string } } }>
+  >((resolve, reject) => {
+    db.runStream({ sql: 'SELECT Id, Many FROM U WHERE Id = @v', params: { v: B } })
+      .on('response', (r: { metadata?: { rowType?: { fields?: never[] } } }) => {
+        if (r.metadata?.rowType?.fields) resolve(r.metadata.rowType.fields);
+      })
+      .on('error', reject)
+      .resume();
+  });
+  expect(fields.map((f) => [f.name, f.type.code, f.type.arrayElementType?.code])).toEqual([
+    ['Id', 'UUID', undefined],
+    ['Many', 'ARRAY', 'UUID'],
+  ]);
+  const [typed] = await db.run({ sql: 'SELECT @v AS v', params: { v: A }, types: { v: 'uuid' }, json: true });
+  expect(typed).toEqual([{ v: A }]);
+});
+
+test.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])(
+  '%s: INFORMATION_SCHEMA names the type, and a malformed UUID fails with FAILED_PRECONDITION',
+  async (dialect) => {
+    const x = n(dialect);
+    const db = x.db().database;
+    const sql =
+      dialect === 'POSTGRESQL'
+        ? "SELECT column_name, spanner_type FROM information_schema.columns WHERE table_name = 'u' ORDER BY ordinal_position"
+        : "SELECT COLUMN_NAME, SPANNER_TYPE FROM INFORMATION_SCHEMA.COLUMNS WHERE TABLE_NAME = 'U' ORDER BY ORDINAL_POSITION";
+    const [rows] = await db.run({ sql, json: true });
+    const types = rows.map((r) => Object.values(r as Record<string, string>));
+    expect(types).toEqual(
+      dialect === 'POSTGRESQL'
+        ? [
+            ['id', 'uuid'],
+            ['other', 'uuid'],
+            ['many', 'uuid[]'],
+            ['name', 'character varying'],
+          ]
+        : [
+            ['Id', 'UUID'],
+            ['Other', 'UUID'],
+            ['Many', 'ARRAY<UUID>'],
+            ['Name', 'STRING(MAX)'],
+          ],
+    );
+    for (const bad of ['not-a-uuid', `${A}0`, `-${A}`, `{${A}`, `${A.slice(0, 8)}--${A.slice(9)}`]) {
+      await expect(db.table(x.t).insert({ [x.id]: bad })).rejects.toMatchObject({
+        code: 9,
+        message: expect.stringContaining(`Could not parse ${bad} as a UUID`),
+      });
+    }
+  },
+);
+
+test.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])(
+  '%s: change records carry UUID keys and values as text with the UUID type',
+  async (dialect) => {
+    const x = n(dialect);
+    const db = x.db().database;
+    const start = emu.admin.nowNs();
+    const id = '12345678-9abc-4def-8123-456789abcdef';
+    await db.table(x.t).insert({ [x.id]: id.toUpperCase(), [x.other]: A, [x.many]: [B] });
+    await db.table(x.t).deleteRows([id]);
+    const walk = await walkDag(db, dialect, x.s, start, emu.admin.nowNs());
+    const [insert, remove] = walk.data;
+    expect(insert?.columnTypes.map((c) => [c.name, c.type])).toEqual([
+      [x.id, { code: 'UUID' }],
+      [x.other, { code: 'UUID' }],
+      [x.many, { code: 'ARRAY', arrayElementType: { code: 'UUID' } }],
+      [x.name, { code: 'STRING' }],
+    ]);
+    expect(insert?.mods[0]).toMatchObject({
+      keys: { [x.id]: id },
+      newValues: { [x.other]: A, [x.many]: [B] },
+    });
+    expect(remove?.modType).toBe('DELETE');
+    expect(remove?.mods[0]?.keys).toEqual({ [x.id]: id });
+  },
+);
