@@ -1,5 +1,5 @@
 /**
- * `npm run emulator -- spanner --port 9010 [--admin-port 9011] [--partitions 3]
+ * `npm run emulator -- spanner --port 9010 [--admin-port 9011] [--partitions N | --partition-bytes 4194304]
  *  [--initial-partitions 2] [--churn-ms 30000] [--no-change-streams]
  *  [--database projects/p/instances/i/databases/d --dialect postgresql]`
  */
@@ -21,7 +21,8 @@ export const cli: EmulatorCli = {
     const emu = await startSpannerEmulator({
       port: num(options.port, 0),
       adminPort: num(options.adminPort, 0),
-      partitions: num(options.partitions, 3),
+      ...(options.partitions === undefined ? {} : { partitions: num(options.partitions, 0) }),
+      ...(options.partitionBytes === undefined ? {} : { partitionBytes: num(options.partitionBytes, 0) }),
       initialPartitions: Math.max(1, num(options.initialPartitions, 2)),
       churnMs: num(options.churnMs, DEFAULT_CHURN_MS),
       ...(options.noChangeStreams === true ? { changeStreams: false as const } : {}),

@@ -5,8 +5,10 @@
 import { randomBytes } from 'node:crypto';
 import type { EmulatedDatabase } from './database';
 import { Code, SpannerError } from './hooks';
+import type { Table } from './schema';
 import type { Resolved, SelectorJson } from './selector';
 import type { EmulatorState } from './state';
+import { qi, type ReadView } from './storage';
 import { isWord, tokenize } from './tokenizer';
 import { translate } from './translate';
 
@@ -61,14 +63,51 @@ export function partitionView(
   return p.view;
 }
 
-/** Splits `table` at the transaction's snapshot into at most `max` key ranges and hands out tokens. */
+/** Data per partition when neither the request nor the emulator's options say (a hint, as in the service). */
+export const DEFAULT_PARTITION_BYTES = 4 * 1024 * 1024;
+/** The service's default (and largest useful) `max_partitions`. */
+const MAX_PARTITIONS = 10_000;
+
+/** How many key ranges to cut: the emulator's fixed count, else one per `partitionBytes` of data. */
+function partitionCount(
+  state: EmulatorState,
+  db: EmulatedDatabase,
+  table: Table,
+  view: ReadView,
+  hints: PartitionHints,
+): number {
+  const max = hints.maxPartitions > 0 ? hints.maxPartitions : MAX_PARTITIONS;
+  if (state.options.partitions !== undefined) return Math.max(1, Math.min(state.options.partitions, max));
+  const size = table.columns.map((c) => `coalesce(length(${qi(c.name)}), 0)`).join(' + ');
+  const { rows, bytes } = db.ctx.db
+    .prepare(
+      `SELECT count(*) AS rows, coalesce(sum(${size}), 0) AS bytes FROM (${db.storage.viewSql(table, view)})`,
+    )
+    .get() as { rows: number; bytes: number };
+  const target =
+    hints.partitionSizeBytes > 0
+      ? hints.partitionSizeBytes
+      : (state.options.partitionBytes ?? DEFAULT_PARTITION_BYTES);
+  return Math.max(1, Math.min(Math.ceil(bytes / target), rows, max));
+}
+
+/** The request's `partition_options` (0: not set). */
+export interface PartitionHints {
+  maxPartitions: number;
+  partitionSizeBytes: number;
+}
+
+/**
+ * Splits `table` at the transaction's snapshot into key ranges — as many as its data calls for, within the
+ * request's hints — and hands out tokens.
+ */
 export function createPartitions(
   state: EmulatorState,
   db: EmulatedDatabase,
   r: Resolved,
   table: string,
   subject: string,
-  max: number,
+  hints: PartitionHints,
 ) {
   if (!r.txn?.readOnly)
     throw new SpannerError(
@@ -76,8 +115,8 @@ export function createPartitions(
       'Partitioned reads and queries require a read-only transaction started with begin or id',
     );
   const t = db.schema.get(table);
-  const keys = db.storage.keys(t, r.view);
-  const n = Math.max(1, Math.min(state.options.partitions ?? 3, max > 0 ? max : Number.MAX_SAFE_INTEGER));
+  const n = partitionCount(state, db, t, r.view, hints);
+  const keys = n > 1 ? db.storage.keys(t, r.view) : [];
   const bounds = Array.from({ length: n + 1 }, (_, i) =>
     i === 0 || i === n ? undefined : keys[Math.floor((i * keys.length) / n)],
   );

@@ -15,7 +15,7 @@ import {
   resultSet,
   writePartials,
 } from './partials';
-import { createPartitions, partitionSubject, partitionView } from './partition-tokens';
+import { createPartitions, type PartitionHints, partitionSubject, partitionView } from './partition-tokens';
 import { runTranslated } from './query';
 import { type ReadSpec, readRows } from './read';
 import { type Resolved, resolve, type SelectorJson } from './selector';
@@ -123,6 +123,19 @@ function readOutcome(state: EmulatorState, req: ReadRequest, r: Resolved, db: Em
   };
 }
 
+/** Plain-object `google.spanner.v1.PartitionOptions` (int64 fields as strings). */
+interface PartitionOptionsJson {
+  maxPartitions?: string | number;
+  partitionSizeBytes?: string | number;
+}
+
+function hintsOf(o: PartitionOptionsJson | undefined): PartitionHints {
+  return {
+    maxPartitions: Number(o?.maxPartitions ?? 0),
+    partitionSizeBytes: Number(o?.partitionSizeBytes ?? 0),
+  };
+}
+
 /** Handlers of the query and read RPCs. */
 export function queryHandlers(state: EmulatorState): grpc.UntypedServiceImplementation {
   const f = state.faults;
@@ -194,36 +207,22 @@ export function queryHandlers(state: EmulatorState): grpc.UntypedServiceImplemen
     PartitionQuery: unary(
       f,
       'PartitionQuery',
-      async (req: SqlRequest & { partitionOptions?: { maxPartitions?: string } }) => {
+      async (req: SqlRequest & { partitionOptions?: PartitionOptionsJson }) => {
         const db = state.sessionDb(req.session);
         if (isDml(req.sql))
           throw new SpannerError(Code.INVALID_ARGUMENT, 'PartitionQuery does not accept DML');
         const table = partitionSubject(db, req.sql);
         const r = await resolve(db, req.transaction, false);
-        return createPartitions(
-          state,
-          db,
-          r,
-          table,
-          req.sql,
-          Number(req.partitionOptions?.maxPartitions ?? 0),
-        );
+        return createPartitions(state, db, r, table, req.sql, hintsOf(req.partitionOptions));
       },
     ),
     PartitionRead: unary(
       f,
       'PartitionRead',
-      async (req: ReadRequest & { partitionOptions?: { maxPartitions?: string } }) => {
+      async (req: ReadRequest & { partitionOptions?: PartitionOptionsJson }) => {
         const db = state.sessionDb(req.session);
         const r = await resolve(db, req.transaction, false);
-        return createPartitions(
-          state,
-          db,
-          r,
-          req.table,
-          `table:${req.table}`,
-          Number(req.partitionOptions?.maxPartitions ?? 0),
-        );
+        return createPartitions(state, db, r, req.table, `table:${req.table}`, hintsOf(req.partitionOptions));
       },
     ),
   };

@@ -15,10 +15,15 @@ import type { Dialect } from './tokenizer';
 export interface EmulatorOptions {
   /** Builds the change-stream engine of each new database. */
   changeStreams?: (db: { name: string; dialect: Dialect }) => ChangeStreamHooks;
-  /** Partitions returned by PartitionQuery / PartitionRead when the request sets no smaller maximum (default 3). */
+  /**
+   * A fixed number of partitions for PartitionQuery / PartitionRead (capped by the request's maximum). Unset:
+   * one partition per `partitionBytes` of the table's data at the snapshot, at least one, at most one per row.
+   */
   partitions?: number;
   /** Mutations per commit and per BatchWrite request (default the service's 80,000). */
   mutationsPerCommit?: number;
+  /** Data per partition when the request gives no `partition_size_bytes` (default 4 MiB). */
+  partitionBytes?: number;
 }
 
 /** A session. */
