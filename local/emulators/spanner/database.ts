@@ -19,6 +19,7 @@ import {
   type WireValue,
 } from './hooks';
 import { InformationSchema } from './info-schema';
+import { checkCommitBytes } from './limits';
 import { debugKey, MAX_MUTATIONS_PER_COMMIT, tooManyMutations, uniqueIndexViolation } from './messages';
 import { mutationsCount } from './mutation-count';
 import type { QueryContext } from './query';
@@ -169,6 +170,7 @@ export class EmulatedDatabase {
       const limit = this.limits.mutationsPerCommit;
       if (mutationsCount(this.schema, mutations) > limit) throw tooManyMutations(limit);
       const w = this.writer(txn);
+      checkCommitBytes(mutations);
       for (const m of mutations) w.apply(m);
       this.checkConflicts(txn);
       this.checkConstraints(txn);
@@ -260,10 +262,13 @@ export class EmulatedDatabase {
   private collectChanges(txn: Txn, ts: bigint): RowChange[] {
     const text = nanosToText(ts);
     const changes: RowChange[] = [];
-    for (const w of txn.written.values()) {
-      const table = this.schema.get(w.table);
+    // Once per table and column: each fill updates every pending row of the transaction in that table.
+    const tables = new Set([...txn.written.values()].map((w) => w.table));
+    for (const table of [...tables].map((t) => this.schema.get(t)))
       for (const c of table.columns.filter((x) => x.ct.allowCommitTimestamp))
         this.storage.fillCommitTimestamp(table, c, txn.id, COMMIT_TIMESTAMP_SENTINEL, text);
+    for (const w of txn.written.values()) {
+      const table = this.schema.get(w.table);
       const oldRow = this.wireRow(table, this.storage.readRow(table, w.key, { snapNs: MAX_NS }));
       const newRow = this.wireRow(table, this.storage.readRow(table, w.key, { snapNs: 0n, txn: txn.id }));
       if (!oldRow && !newRow) continue;

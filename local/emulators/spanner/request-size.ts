@@ -3,7 +3,8 @@
  * with INVALID_ARGUMENT naming the limit, before any of it is applied; grpc-js would otherwise refuse any
  * message above its 4 MiB default with RESOURCE_EXHAUSTED, a code a client rightly retries. So the server
  * receives messages well above the limit, and each call of the Spanner service whose request is over it is
- * answered the service's error instead of running.
+ * answered the service's error instead of running — except methods that check their own limit (Commit counts
+ * its mutation data and answers the service's commit-size error, see limits.ts).
  */
 import * as grpc from '@grpc/grpc-js';
 import { Code } from './hooks';
@@ -29,6 +30,7 @@ type Handler = (call: grpc.ServerUnaryCall<unknown, unknown>, callback: grpc.sen
 export function withRequestLimit(
   service: grpc.ServiceDefinition,
   handlers: grpc.UntypedServiceImplementation,
+  exempt: readonly string[] = [],
 ): { service: grpc.ServiceDefinition; handlers: grpc.UntypedServiceImplementation } {
   const sizes = new WeakMap<object, number>();
   const wrapped: grpc.UntypedServiceImplementation = {};
@@ -48,6 +50,10 @@ export function withRequestLimit(
   for (const [name, def] of Object.entries(service)) {
     const handler = handlers[name] as Handler | undefined;
     if (!handler) continue;
+    if (exempt.includes(name)) {
+      wrapped[name] = handler as grpc.UntypedHandleCall;
+      continue;
+    }
     wrapped[name] = ((
       call: grpc.ServerUnaryCall<unknown, unknown>,
       callback: grpc.sendUnaryData<unknown>,

@@ -12,6 +12,7 @@ import {
   wireChangeStreams,
 } from './change-stream-wiring';
 import type { EmulatedDatabase, WriteLimits } from './database';
+import { MAX_MESSAGE_BYTES } from './limits';
 import { loadServices } from './protos';
 import { SERVER_RECEIVE_BYTES, withRequestLimit } from './request-size';
 import { databaseAdminHandlers, instanceAdminHandlers, operationsHandlers } from './rpc-admin';
@@ -93,11 +94,18 @@ export async function startSpannerEmulator(options: StartOptions = {}): Promise<
   const wiring = wireChangeStreams(options, () => state.clock.nowNs());
   const state: EmulatorState = new EmulatorState({
     partitions: options.partitions,
+    partitionBytes: options.partitionBytes,
     changeStreams: wiring.factory,
     ...(options.mutationsPerCommit ? { mutationsPerCommit: options.mutationsPerCommit } : {}),
   });
-  const server = new grpc.Server({ 'grpc.max_receive_message_length': SERVER_RECEIVE_BYTES });
-  const spanner = withRequestLimit(services.spanner, { ...sessionHandlers(state), ...queryHandlers(state) });
+  // grpc-js receives 4 MiB by default; the service takes requests of 100 MiB and answers larger ones itself.
+  const server = new grpc.Server({
+    'grpc.max_receive_message_length': Math.max(SERVER_RECEIVE_BYTES, MAX_MESSAGE_BYTES),
+    'grpc.max_send_message_length': MAX_MESSAGE_BYTES,
+  });
+  const spanner = withRequestLimit(services.spanner, { ...sessionHandlers(state), ...queryHandlers(state) }, [
+    'Commit',
+  ]);
   server.addService(spanner.service, spanner.handlers);
   server.addService(services.instanceAdmin, instanceAdminHandlers(state, services));
   server.addService(services.databaseAdmin, databaseAdminHandlers(state, services));

@@ -52,7 +52,23 @@ export function encodeKey(table: Table, row: Row): string {
 
 /** The multi-version store of one database. */
 export class Storage {
+  private readonly statements = new Map<string, BetterSqlite3.Statement>();
+
   constructor(readonly db: BetterSqlite3.Database) {}
+
+  /**
+   * A prepared statement, reused: preparing dominated the cost of a write. Safe integers, because an INT64 read
+   * back as a JS number loses digits above 2^53, and rows read here feed change records and partial writes.
+   */
+  private statement(sql: string): BetterSqlite3.Statement {
+    let st = this.statements.get(sql);
+    if (!st) {
+      st = this.db.prepare(sql).safeIntegers(true);
+      if (this.statements.size > 500) this.statements.clear();
+      this.statements.set(sql, st);
+    }
+    return st;
+  }
 
   /**
    * Creates the physical table of a new user table. A table dropped earlier keeps its physical table (reads
@@ -68,7 +84,8 @@ export class Storage {
       `CREATE TABLE ${p} (${cols}, _sk TEXT NOT NULL, _sts INTEGER, _sdel INTEGER NOT NULL, _stx TEXT)`,
     );
     this.db.exec(`CREATE INDEX ${qi(`i$${name}`)} ON ${p} (_sk, _sts)`);
-    this.db.exec(`CREATE INDEX ${qi(`t$${name}`)} ON ${p} (_stx)`);
+    // (_stx, _sk): a transaction rewriting one of its own pending keys must not scan all its other writes.
+    this.db.exec(`CREATE INDEX ${qi(`t$${name}`)} ON ${p} (_stx, _sk)`);
   }
 
   private exists(name: string): boolean {
@@ -159,12 +176,24 @@ export class Storage {
 
   /** The row with encoded key `key` as `view` sees it, or undefined. */
   readRow(table: Table, key: string, view: ReadView): Row | undefined {
-    const sql = `SELECT * FROM (${this.viewSql(table, view)}) WHERE 1`;
     const p = physical(table);
-    const scoped = sql.replace(`FROM ${p} v WHERE`, `FROM ${p} v WHERE v._sk = ${ql(key)} AND`);
-    // Safe integers: an INT64 read back as a JS number loses digits above 2^53, and this row feeds both the
-    // commit's change records and the base of every partial write (update, insertOrUpdate) of the key.
-    return this.db.prepare(scoped).safeIntegers(true).get() as Row | undefined;
+    const cols = table.columns.map((c) => `${qi(physicalColumn(c))} AS ${qi(c.name)}`).join(', ');
+    // Statements are reused (preparing dominated a write's cost) and read safe integers (`statement`): this
+    // row feeds both the commit's change records and the base of every partial write of the key.
+    const visible = (row: (Row & { _sdel?: StoredValue }) | undefined): Row | undefined => {
+      if (!row) return undefined;
+      const { _sdel, ...values } = row;
+      return _sdel === 1n ? undefined : values;
+    };
+    if (view.txn) {
+      const own = this.statement(`SELECT ${cols}, _sdel FROM ${p} WHERE _stx = ? AND _sk = ?`).get(
+        view.txn,
+        key,
+      ) as (Row & { _sdel?: StoredValue }) | undefined;
+      if (own) return visible(own);
+    }
+    const sql = `SELECT ${cols}, _sdel FROM ${p} WHERE _sk = ? AND _stx IS NULL AND _sts <= ? ORDER BY _sts DESC LIMIT 1`;
+    return visible(this.statement(sql).get(key, view.snapNs) as (Row & { _sdel?: StoredValue }) | undefined);
   }
 
   /** Every visible encoded key of a table in `view`, sorted (for splitting into partitions). */
@@ -176,12 +205,12 @@ export class Storage {
   /** Records an uncommitted write (a row, or null for a deletion) of transaction `txn`. */
   writePending(table: Table, txn: string, key: string, row: Row | null): void {
     const p = physical(table);
-    this.db.prepare(`DELETE FROM ${p} WHERE _stx = ? AND _sk = ?`).run(txn, key);
+    this.statement(`DELETE FROM ${p} WHERE _stx = ? AND _sk = ?`).run(txn, key);
     const names = table.columns.map((c) => qi(physicalColumn(c)));
     const cols = [...names, '_sk', '_sts', '_sdel', '_stx'].join(', ');
     const marks = [...names.map(() => '?'), '?', 'NULL', '?', '?'].join(', ');
     const values = table.columns.map((c) => (row ? (row[c.name] ?? null) : null));
-    this.db.prepare(`INSERT INTO ${p} (${cols}) VALUES (${marks})`).run(...values, key, row ? 0 : 1, txn);
+    this.statement(`INSERT INTO ${p} (${cols}) VALUES (${marks})`).run(...values, key, row ? 0 : 1, txn);
   }
 
   /** Encoded keys `txn` wrote in a table, with whether each is a deletion (rows by column name). */
@@ -198,12 +227,12 @@ export class Storage {
   /** True when a committed version of the key is newer than `snapNs` (a write-write conflict). */
   changedSince(table: Table, key: string, snapNs: bigint): boolean {
     const sql = `SELECT 1 FROM ${physical(table)} WHERE _sk = ? AND _stx IS NULL AND _sts > ? LIMIT 1`;
-    return this.db.prepare(sql).get(key, snapNs) !== undefined;
+    return this.statement(sql).get(key, snapNs) !== undefined;
   }
 
   /** Makes `txn`'s writes in a table committed at `tsNs`. */
   commit(table: Table, txn: string, tsNs: bigint): void {
-    this.db.prepare(`UPDATE ${physical(table)} SET _sts = ?, _stx = NULL WHERE _stx = ?`).run(tsNs, txn);
+    this.statement(`UPDATE ${physical(table)} SET _sts = ?, _stx = NULL WHERE _stx = ?`).run(tsNs, txn);
   }
 
   /** Discards `txn`'s writes in a table. */

@@ -6,6 +6,7 @@
 import type { Generator } from './generated';
 import { Code, SpannerError, type WireValue } from './hooks';
 import { type KeySetJson, keySetMatcher } from './keys';
+import { checkCellSizes } from './limits';
 import {
   debugKey,
   nonNullValueNotSpecified,
@@ -13,7 +14,6 @@ import {
   parentKeyNotFound,
   rowAlreadyExists,
   rowNotFound,
-  valueExceedsLimit,
 } from './messages';
 import type { Schema, Table } from './schema';
 import { encodeKey, type ReadView, type Row, type Storage } from './storage';
@@ -41,31 +41,6 @@ export interface MutationJson {
   insertOrUpdate?: WriteJson;
   replace?: WriteJson;
   delete?: { table: string; keySet?: KeySetJson };
-}
-
-/** Size of a stored STRING (characters) or BYTES (bytes) value, as the length limit counts it. */
-function sizeOf(v: StoredValue): number {
-  return Buffer.isBuffer(v) ? v.length : [...String(v)].length;
-}
-
-/** STRING(n) / BYTES(n) (and their arrays) hold at most n characters / bytes. */
-function checkLengths(table: Table, row: Row): void {
-  for (const c of table.columns) {
-    const v = row[c.name];
-    if (c.ct.length === undefined || v === null || v === undefined || !(c.name in row)) continue;
-    const sizes =
-      c.ct.type.code === 'ARRAY'
-        ? (JSON.parse(String(v)) as WireValue[])
-            .filter((e) => e !== null)
-            .map((e) =>
-              c.ct.type.arrayElementType?.code === 'BYTES'
-                ? Buffer.from(String(e), 'base64').length
-                : [...String(e)].length,
-            )
-        : [sizeOf(v)];
-    const over = sizes.find((n) => n > (c.ct.length as number));
-    if (over !== undefined) throw valueExceedsLimit(`${table.name}.${c.name}`, over, c.ct.length);
-  }
 }
 
 /** The five write kinds. */
@@ -109,7 +84,7 @@ export class Writer {
     }
     for (const k of table.primaryKey)
       if (!(k.name in row)) throw nullValueForNotNullColumn(table.name, k.name);
-    checkLengths(table, row);
+    checkCellSizes(table, row);
     const key = encodeKey(table, row);
     const existing = this.storage.readRow(table, key, this.view());
     if (kind === 'insert' && existing) throw rowAlreadyExists(table.name, this.keyText(table, row));

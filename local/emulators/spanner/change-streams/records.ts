@@ -128,6 +128,20 @@ function newRecord(p: PendingMod, stream: StreamDefinition, event: CommitEvent, 
 }
 
 /**
+ * A record takes no more mods once their JSON reaches this size: a large transaction becomes several records
+ * (as in the service, whose records also stay well under its 100 MiB message limit). One mod is never split.
+ */
+export const RECORD_MODS_BYTES = 1024 * 1024;
+
+function modBytes(mod: ModEntry): number {
+  return (
+    JSON.stringify(mod.keys).length +
+    JSON.stringify(mod.newValues).length +
+    JSON.stringify(mod.oldValues).length
+  );
+}
+
+/**
  * Builds the stream's records for `event`, each assigned to the partition `ownerOf` names for its mods'
  * key. Returns them grouped by partition, in record_sequence order.
  */
@@ -138,7 +152,7 @@ export function buildRecords(
   ownerOf: (table: string, keyText: string) => Partition,
 ): Map<Partition, DataChangeRecord[]> {
   const byPartition = new Map<Partition, DataChangeRecord[]>();
-  const openGroup = new Map<Partition, string>();
+  const openGroup = new Map<Partition, { key: string; bytes: number }>();
   let seq = 0;
   for (const change of event.changes) {
     const p = toPendingMod(stream, change, event);
@@ -147,9 +161,15 @@ export function buildRecords(
     const groupKey = JSON.stringify([p.table.name, p.modType, p.columns]);
     const list = byPartition.get(partition) ?? [];
     const last = list[list.length - 1];
-    if (last && openGroup.get(partition) === groupKey) last.mods.push(p.mod);
-    else list.push(newRecord(p, stream, event, txId, seq++));
-    openGroup.set(partition, groupKey);
+    const open = openGroup.get(partition);
+    const bytes = modBytes(p.mod);
+    if (last && open?.key === groupKey && open.bytes + bytes <= RECORD_MODS_BYTES) {
+      last.mods.push(p.mod);
+      open.bytes += bytes;
+    } else {
+      list.push(newRecord(p, stream, event, txId, seq++));
+      openGroup.set(partition, { key: groupKey, bytes });
+    }
     byPartition.set(partition, list);
   }
   for (const list of byPartition.values()) {
