@@ -9,6 +9,7 @@ import { decodeGoogleSqlRow, decodePostgresRow } from '../../domain/change-recor
 import { changeStreamQuery, parseStreamName, type StreamName } from '../../domain/change-stream-query';
 import type { ChangeQuery, ChangeSource } from '../../ports/change-source';
 import { apiPriority, type Priority } from './request-options';
+import { resultRows, STREAM_RESUME_PROBES } from './result-rows';
 
 /** Options of {@link SpannerChangeSource}. */
 export interface SpannerChangeSourceOptions {
@@ -48,14 +49,17 @@ export class SpannerChangeSource implements ChangeSource {
     };
     // Default row options: the decoders read `Struct`s, `Int`s and `PreciseDate`s (and `PGJsonb` in PG) as is,
     // and no INT64 is squeezed through a JS number.
-    const rows = this.database.runStream({ sql, params, types, requestOptions }, { strong: true });
+    const rows = this.database.runStream(
+      { sql, params, types, requestOptions, maxResumeRetries: STREAM_RESUME_PROBES },
+      { strong: true },
+    );
     // Ending the client stream cancels the call; the iteration below then sees the stream end.
     const cancel = () => rows.end();
     signal?.addEventListener('abort', cancel, { once: true });
     const decode =
       this.options.dialect === 'POSTGRESQL' ? (r: unknown) => [decodePostgresRow(r)] : decodeGoogleSqlRow;
     try {
-      for await (const row of rows) {
+      for await (const row of resultRows(rows)) {
         if (signal?.aborted) break;
         for (const record of decode(row)) {
           yield record;

@@ -12,6 +12,7 @@ import { fromSpannerValue, toSecondsAndNanos } from '../../domain/timestamp';
 import type { ValueIssue, WriterValue } from '../../domain/value-mapping';
 import type { PartitionRequest, Snapshot, SnapshotSource } from '../../ports/snapshot-source';
 import { apiPriority, preciseDateOf } from './request-options';
+import { resultRows, STREAM_RESUME_PROBES } from './result-rows';
 
 interface TransactionHandle {
   session: string;
@@ -113,11 +114,12 @@ export class SpannerSnapshotSource implements SnapshotSource {
       partitionToken: Buffer.from(p.token, 'base64'),
       dataBoostEnabled: p.dataBoost,
       requestOptions: { priority: apiPriority(p.priority) },
+      maxResumeRetries: STREAM_RESUME_PROBES,
     } as Parameters<ReturnType<Database['batchTransaction']>['executeStream']>[0]);
     const cancel = () => rows.end();
     signal?.addEventListener('abort', cancel, { once: true });
     try {
-      for await (const row of rows) {
+      for await (const row of resultRows(rows)) {
         if (signal?.aborted) break;
         const issues: ValueIssue[] = [];
         const values = clientRowToWriterRow(row, columns, issues);
