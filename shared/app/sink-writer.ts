@@ -12,6 +12,7 @@ import { isSnapshotTooOld } from '../domain/backfill/snapshot-errors';
 import type { BadRecordPolicy, RejectedRecord } from '../domain/bad-records';
 import type { DataChangeRecord, JsonValue } from '../domain/change-record';
 import { SluiceError } from '../domain/errors';
+import { addExactKeys } from '../domain/exact-keys';
 import { type HistoryRow, historyRowsByDestination } from '../domain/history-rows';
 import type { Logger } from '../domain/log';
 import { columnDrift } from '../domain/replica-plan';
@@ -121,7 +122,8 @@ export async function resolveChanges(
     if (c.kind !== 'read-at-commit') return c;
     const { columnTypes, reason: _reason, kind: _kind, ...common } = c;
     const row = read.get(c) ?? null;
-    if (row) return { ...common, kind: 'upsert', row };
+    // Either way the row carries the exact companions of TIMESTAMP key columns (ADR-1402).
+    if (row) return { ...common, kind: 'upsert', row: addExactKeys(row, c.key, current.plan.keys) };
     const key: Record<string, WriterValue> = {};
     for (const k of current.plan.keys)
       key[k.name] = toWriterValue(
@@ -130,7 +132,7 @@ export async function resolveChanges(
         (c.key[k.name] ?? null) as JsonValue,
         issues,
       );
-    return { ...common, kind: 'delete', row: key };
+    return { ...common, kind: 'delete', row: addExactKeys(key, c.key, current.plan.keys) };
   });
   return { table: current, rows };
 }

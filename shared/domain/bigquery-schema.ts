@@ -4,6 +4,7 @@
  */
 import type { SpannerType } from './change-record';
 import { SluiceError } from './errors';
+import { exactKeyColumn, needsExactKey } from './exact-keys';
 import { formatSpannerType } from './spanner-types';
 
 /** BigQuery standard SQL type names accepted by tables.insert and the Storage Write adapters. */
@@ -93,7 +94,8 @@ export function bigQueryFieldOf(column: {
 /**
  * Schema of a replica table: every column in ordinal order, and the primary key BigQuery CDC needs. Only key
  * columns keep NOT NULL as REQUIRED: a CDC DELETE row carries the key alone, so a REQUIRED non-key column
- * would make BigQuery refuse every delete.
+ * would make BigQuery refuse every delete. Each TIMESTAMP key column `K` is followed by its exact companion
+ * `K__ns` (STRING, nine fractional digits), and both are in the primary key (ADR-1402).
  */
 export function replicaTableSchema(table: {
   name: string;
@@ -103,15 +105,28 @@ export function replicaTableSchema(table: {
   // A table that cannot have a replica stays that way: permanent, never retried.
   if (table.primaryKey.length === 0)
     throw new SluiceError('permanent', `table ${table.name} has no primary key`);
-  if (table.primaryKey.length > 16) {
+  const keys = new Set(table.primaryKey);
+  const exact = new Set(
+    table.columns.filter((c) => keys.has(c.name) && needsExactKey(c.type)).map((c) => c.name),
+  );
+  const fields: BigQueryField[] = [];
+  for (const c of table.columns) {
+    fields.push(bigQueryFieldOf({ ...c, nullable: c.nullable || !keys.has(c.name) }));
+    if (!exact.has(c.name)) continue;
+    const companion = exactKeyColumn(c.name);
+    if (table.columns.some((o) => o.name.toLowerCase() === companion.toLowerCase()))
+      throw new SluiceError(
+        'permanent',
+        `table ${table.name} has a column ${companion}, the name the replica needs for the exact value of its TIMESTAMP key ${c.name}`,
+      );
+    fields.push({ name: companion, type: 'STRING', mode: 'REQUIRED' });
+  }
+  const primaryKey = table.primaryKey.flatMap((k) => (exact.has(k) ? [k, exactKeyColumn(k)] : [k]));
+  if (primaryKey.length > 16) {
     throw new SluiceError(
       'permanent',
-      `table ${table.name} has ${table.primaryKey.length} key columns; BigQuery CDC allows 16`,
+      `table ${table.name} needs ${primaryKey.length} replica key columns (${primaryKey.join(', ')}); BigQuery CDC allows 16`,
     );
   }
-  const keys = new Set(table.primaryKey);
-  const fields = table.columns.map((c) =>
-    bigQueryFieldOf({ ...c, nullable: c.nullable || !keys.has(c.name) }),
-  );
-  return { fields, primaryKey: [...table.primaryKey] };
+  return { fields, primaryKey };
 }

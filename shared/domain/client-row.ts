@@ -7,6 +7,7 @@
  */
 import type { JsonValue, SpannerType } from './change-record';
 import { DecodeError, describeValue, readTimestamp, structFields } from './client-values';
+import { exactKeyColumn, exactKeyText, needsExactKey } from './exact-keys';
 import type { TableColumn } from './information-schema';
 import { formatTimestamp } from './timestamp';
 import { toWriterValue, type ValueIssue, type WriterValue } from './value-mapping';
@@ -130,12 +131,14 @@ export function clientValueToModJson(value: unknown, type: SpannerType, path: st
 
 /**
  * A client row (array of `{name, value}` or plain object) → writer values of `columns`, through
- * {@link toWriterValue}. Columns missing from the row are an error: the projection must include them.
+ * {@link toWriterValue}, plus the exact companions of the TIMESTAMP columns among `primaryKey` (ADR-1402).
+ * Columns missing from the row are an error: the projection must include them.
  */
 export function clientRowToWriterRow(
   row: unknown,
   columns: TableColumn[],
   issues: ValueIssue[],
+  primaryKey: readonly string[] = [],
 ): Record<string, WriterValue> {
   const fields = structFields(row, 'row');
   const out: Record<string, WriterValue> = {};
@@ -143,6 +146,8 @@ export function clientRowToWriterRow(
     if (!(column.name in fields)) throw new DecodeError(`row.${column.name}`, 'column missing from the row');
     const modJson = clientValueToModJson(fields[column.name], column.type, column.name);
     out[column.name] = toWriterValue(column.name, column.type, modJson, issues);
+    if (needsExactKey(column.type) && primaryKey.includes(column.name) && modJson !== null)
+      out[exactKeyColumn(column.name)] = exactKeyText(column.name, modJson);
   }
   return out;
 }

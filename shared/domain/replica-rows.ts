@@ -18,6 +18,7 @@ import {
   type Mod,
 } from './change-record';
 import { DecodeError } from './client-values';
+import { addExactKeys } from './exact-keys';
 import type { Timestamp } from './timestamp';
 import { toWriterValue, type ValueIssue, type WriterValue } from './value-mapping';
 
@@ -157,7 +158,13 @@ function decide(entries: Entry[], issues: ValueIssue[], options: ReplicaOptions)
       modIndex: last.modIndex,
     }),
   };
-  const keyRow = () => mapColumnsInto({}, record.tableName, mod.keys, record.columnTypes, issues, ignored);
+  // The key's columns, with the exact companions of its TIMESTAMP columns (ADR-1402).
+  const keyRow = () =>
+    addExactKeys(
+      mapColumnsInto({}, record.tableName, mod.keys, record.columnTypes, issues, ignored),
+      mod.keys,
+      columnTypeMap(record.columnTypes),
+    );
   const concurrent = entries.length > 1 && new Set(entries.map((e) => e.record.serverTransactionId)).size > 1;
   if (concurrent) {
     const merged = mergeChangedColumns(sorted);

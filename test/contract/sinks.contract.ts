@@ -252,6 +252,49 @@ export function sinkContract(label: string, make: () => Promise<SinkHarness>): v
       );
     });
 
+    it('keeps TIMESTAMP keys that differ below a microsecond as distinct rows (exact companion key)', async () => {
+      const events: TableSchema = {
+        name: 'Events',
+        columns: [
+          { name: 'At', type: { code: 'TIMESTAMP' }, nullable: false, ordinalPosition: 1 },
+          { name: 'Name', type: { code: 'STRING' }, nullable: true, ordinalPosition: 2 },
+        ],
+        primaryKey: ['At'],
+      };
+      await h.replica.ensureTable('events', events, 'all');
+      expect(await h.replicaTable('events')).toEqual({
+        fields: ['At', 'At__ns', 'Name'],
+        primaryKey: ['At', 'At__ns'],
+      });
+      const eventRecord = (
+        ts: Timestamp,
+        modType: ModType,
+        keys: string[],
+        name: string | null,
+      ): DataChangeRecord => ({
+        ...record({ ts, modType, mods: [] }),
+        tableName: 'Events',
+        columnTypes: [
+          { name: 'At', type: { code: 'TIMESTAMP' }, isPrimaryKey: true, ordinalPosition: 1 },
+          { name: 'Name', type: { code: 'STRING' }, isPrimaryKey: false, ordinalPosition: 2 },
+        ],
+        mods: keys.map(
+          (k): Mod => ({
+            keys: { At: k },
+            newValues: modType === 'DELETE' ? {} : { Name: name },
+            oldValues: {},
+          }),
+        ),
+      });
+      const one = '2024-01-01T00:00:00.000000001Z';
+      const two = '2024-01-01T00:00:00.000000002Z';
+      await h.replica.write('events', changesOf(eventRecord(at(1), 'INSERT', [one, two], 'n')));
+      await h.replica.write('events', changesOf(eventRecord(at(2), 'DELETE', [one], null)));
+      const rows = await h.replicaRows('events');
+      expect(rows.map((r) => [r.At__ns, r.Name])).toEqual([[two, 'n']]);
+      expect(rows[0]?.At).not.toBeNull();
+    });
+
     it('keeps the newest watermark per source and destination table: replica and history apart', async () => {
       await h.completeness.record([
         { sourceTable: 'Albums', destination: 'albums', watermark: at(100) },

@@ -122,7 +122,7 @@ export class SpannerSnapshotSource implements SnapshotSource {
       for await (const row of resultRows(rows)) {
         if (signal?.aborted) break;
         const issues: ValueIssue[] = [];
-        const values = clientRowToWriterRow(row, columns, issues);
+        const values = clientRowToWriterRow(row, columns, issues, table.primaryKey);
         if (issues.length > 0) this.options.onValueIssues?.(table.name, issues);
         yield values;
       }

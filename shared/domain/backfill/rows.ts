@@ -6,6 +6,7 @@
  */
 import { backfillSequenceNumber } from '../cdc-sequence';
 import type { JsonValue } from '../change-record';
+import { exactKeyColumn } from '../exact-keys';
 import type { HistoryRow } from '../history-rows';
 import type { ReplicaUpsert } from '../replica-rows';
 import { formatTimestamp, type Timestamp, toBigQueryMicros } from '../timestamp';
@@ -14,9 +15,13 @@ import type { WriterValue } from '../value-mapping';
 /** The mod type of history rows a backfill writes (the stream's are INSERT, UPDATE and DELETE). */
 export const SNAPSHOT_MOD_TYPE = 'SNAPSHOT';
 
+/**
+ * The key of a snapshot row, exact: a TIMESTAMP key column is identified by its exact companion (ADR-1402),
+ * so keys that differ below a microsecond keep distinct identities. The replica row keeps both columns.
+ */
 function keyOf(row: Record<string, WriterValue>, primaryKey: string[]): Record<string, JsonValue> {
   const key: Record<string, JsonValue> = {};
-  for (const k of primaryKey) key[k] = row[k] ?? null;
+  for (const k of primaryKey) key[k] = row[exactKeyColumn(k)] ?? row[k] ?? null;
   return key;
 }
 
@@ -47,7 +52,9 @@ export function snapshotHistoryRow(
 ): HistoryRow {
   const key = keyOf(row, primaryKey);
   const newValues: Record<string, WriterValue> = {};
-  for (const [column, value] of Object.entries(row)) if (!(column in key)) newValues[column] = value;
+  const companions = new Set(primaryKey.map(exactKeyColumn));
+  for (const [column, value] of Object.entries(row))
+    if (!(column in key) && !companions.has(column)) newValues[column] = value;
   const keys = JSON.stringify(key);
   return {
     commit_timestamp: toBigQueryMicros(snapshotTimestamp).toString(),
