@@ -2,19 +2,20 @@
  * Mod JSON value → the value the Storage Write API JSON writer expects for the mapped BigQuery field:
  * TIMESTAMP as microseconds (decimal string), DATE as days since the epoch, INT64 / NUMERIC / BIGNUMERIC as
  * decimal strings, JSON as text, BYTES as base64, FLOAT64 as a number (NaN and infinities included).
- * Values BigQuery cannot hold are reported as issues rather than guessed (see docs/ARCHITECTURE.md).
+ * Values BigQuery cannot hold are a permanent {@link UnrepresentableError}, never guessed or nulled (ADR-1403).
  */
 import type { JsonValue, SpannerType } from './change-record';
 import { DecodeError, describeValue } from './client-values';
+import { UnrepresentableError } from './record-errors';
 import { parseDate, parseTimestamp, toBigQueryMicros } from './timestamp';
 
 /** A value for a JSON writer row. */
 export type WriterValue = string | number | boolean | null | WriterValue[];
 
-/** A value that could not be written as it was, and what was written instead. */
+/** A value that could not be written as it was, and what was written instead (a documented choice). */
 export interface ValueIssue {
   column: string;
-  kind: 'null-array-element' | 'not-representable';
+  kind: 'null-array-element';
   detail: string;
 }
 
@@ -46,35 +47,41 @@ function floatValue(column: string, type: SpannerType, value: JsonValue): number
   fail(column, type, value);
 }
 
-/** Decimal text of a NUMERIC, or `null` with an issue when BigQuery's type cannot hold it. */
-function numericValue(
-  column: string,
-  type: SpannerType,
-  value: JsonValue,
-  issues: ValueIssue[],
-): string | null {
+/**
+ * Decimal text of a NUMERIC. GoogleSQL NUMERIC (29 integer digits, scale 9) always fits BigQuery NUMERIC; PG
+ * NUMERIC goes to BIGNUMERIC (38 integer digits, scale 38), and what exceeds it — NaN included — cannot be held.
+ * Trailing fractional zeros do not count against the scale (`1.50…0` is 1.5).
+ * @throws UnrepresentableError naming the column and the value.
+ */
+function numericValue(column: string, type: SpannerType, value: JsonValue): string {
   const big = type.typeAnnotation === 'PG_NUMERIC';
   const text = typeof value === 'number' && Number.isFinite(value) ? String(value) : value;
-  if (text === 'NaN' && big) {
-    issues.push({ column, kind: 'not-representable', detail: 'NaN has no BIGNUMERIC value; wrote NULL' });
-    return null;
-  }
+  if (text === 'NaN' && big)
+    throw new UnrepresentableError(
+      'value',
+      column,
+      'PostgreSQL NUMERIC NaN has no BigQuery BIGNUMERIC value',
+    );
   const m = typeof text === 'string' ? DECIMAL.exec(text) : null;
   if (!m) fail(column, type, value);
-  const [, sign, whole, fraction = ''] = m;
+  const [, sign, whole, rawFraction = ''] = m;
+  const fraction = rawFraction.replace(/0+$/, '');
   const maxScale = big ? 38 : 9;
   const maxWhole = big ? 38 : 29;
   const digits = whole!.replace(/^0+(?=\d)/, '');
   if (fraction.length > maxScale || digits.length > maxWhole) {
     const target = big ? 'BIGNUMERIC' : 'NUMERIC';
-    issues.push({
+    const t = m.input;
+    const shown = t.length > 60 ? `${t.slice(0, 30)}…${t.slice(-20)} (${t.length} characters)` : t;
+    throw new UnrepresentableError(
+      'value',
       column,
-      kind: 'not-representable',
-      detail: `${text} exceeds ${target} precision; wrote NULL`,
-    });
-    return null;
+      `${shown} exceeds BigQuery ${target} (${maxWhole} integer digits, ${maxScale} fractional digits)`,
+    );
   }
-  return `${sign === '-' ? '-' : ''}${digits}${fraction ? `.${fraction}` : ''}`;
+  // Trailing zeros are kept unless the scale needs them gone (the same value either way).
+  const kept = rawFraction.length > maxScale ? fraction : rawFraction;
+  return `${sign === '-' ? '-' : ''}${digits}${kept ? `.${kept}` : ''}`;
 }
 
 function stringValue(column: string, type: SpannerType, value: JsonValue): string {
@@ -94,7 +101,7 @@ function scalarValue(column: string, type: SpannerType, value: JsonValue, issues
     case 'FLOAT64':
       return floatValue(column, type, value);
     case 'NUMERIC':
-      return numericValue(column, type, value, issues);
+      return numericValue(column, type, value);
     case 'STRING':
     case 'UUID':
     case 'INTERVAL':

@@ -6,6 +6,7 @@
  */
 import { adapt, managedwriter, protos } from '@google-cloud/bigquery-storage';
 import { SluiceError } from '../../domain/errors';
+import { UnrepresentableError } from '../../domain/record-errors';
 import { appendFailure, deadlineExceeded } from './append-errors';
 import { splitRequests } from './request-split';
 import { type JsonRow, RowEncoder, UnknownFieldError } from './row-encoder';
@@ -21,10 +22,19 @@ export interface AppendLimits {
   maxRequestBytes: number;
   /** Longest wait for one acknowledgement; a dropped stream can otherwise leave a write unanswered. */
   ackTimeoutMs: number;
+  /**
+   * Largest serialized row: a row is never split, and one beyond what an AppendRows request may carry
+   * (BigQuery documents 20 MB per request) is an {@link UnrepresentableError}, before any row is sent.
+   */
+  maxRowBytes: number;
 }
 
-/** Defaults: well under the 10 MB the npm proto documents (BigQuery now documents 20 MB). */
-export const DEFAULT_APPEND_LIMITS: AppendLimits = { maxRequestBytes: 8 * 1024 * 1024, ackTimeoutMs: 60_000 };
+/** Defaults: requests well under the 10 MB the npm proto documents (BigQuery now documents 20 MB). */
+export const DEFAULT_APPEND_LIMITS: AppendLimits = {
+  maxRequestBytes: 8 * 1024 * 1024,
+  ackTimeoutMs: 60_000,
+  maxRowBytes: 19 * 1024 * 1024,
+};
 
 interface Open {
   writer: managedwriter.Writer;
@@ -106,6 +116,7 @@ export class DefaultStreamWriters {
         o = await this.connection(tablePath);
         serializedRows = this.encode(tablePath, o, rows);
       }
+      this.checkRowSizes(tablePath, rows, serializedRows);
       // Row errors name rows of their request: shifted by the rows of the requests before, they name `rows`.
       let offset = 0;
       for (const request of splitRequests(serializedRows, this.limits.maxRequestBytes)) {
@@ -154,6 +165,26 @@ export class DefaultStreamWriters {
     if (!waiting) return;
     for (const c of [...waiting]) if (encoder.has(c)) waiting.delete(c);
     if (waiting.size === 0) this.added.delete(tablePath);
+  }
+
+  /** Refuses the batch when one of its rows is larger than any request may carry (nothing is sent). */
+  private checkRowSizes(tablePath: string, rows: JsonRow[], serialized: Uint8Array[]): void {
+    const i = serialized.findIndex((r) => r.byteLength > this.limits.maxRowBytes);
+    if (i < 0) return;
+    const row = rows[i] as JsonRow;
+    const largest = Object.entries(row)
+      .map(
+        ([name, v]) => [name, typeof v === 'string' ? v.length : JSON.stringify(v ?? null).length] as const,
+      )
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 3)
+      .map(([name, n]) => `${name} ${n}`)
+      .join(', ');
+    throw new UnrepresentableError(
+      'row-too-large',
+      tablePath.split('/').pop() ?? tablePath,
+      `a row is ${serialized[i]?.byteLength} bytes serialized, more than the ${this.limits.maxRowBytes} an AppendRows request may carry; it is not written (largest values, in characters: ${largest})`,
+    );
   }
 
   private async withDeadline<T>(result: Promise<T>): Promise<T> {

@@ -1,5 +1,6 @@
 import { bigQueryFieldOf, bigQueryTypeOf, replicaTableSchema } from '../../../shared/domain/bigquery-schema';
-import type { SpannerType } from '../../../shared/domain/change-record';
+import type { JsonValue, SpannerType } from '../../../shared/domain/change-record';
+import { UnrepresentableError } from '../../../shared/domain/record-errors';
 import { formatSpannerType, parseSpannerTypeName, parseTypeJson } from '../../../shared/domain/spanner-types';
 import { toWriterValue, type ValueIssue } from '../../../shared/domain/value-mapping';
 
@@ -70,15 +71,36 @@ describe('Spanner → BigQuery types and values, every type', () => {
     ]);
   });
 
-  it('writes NULL for PG NUMERIC NaN and values beyond BIGNUMERIC, and says so', () => {
-    const issues: ValueIssue[] = [];
+  it('refuses PG NUMERIC NaN and values beyond BIGNUMERIC with a permanent error naming the column', () => {
     const pg = T('NUMERIC', { typeAnnotation: 'PG_NUMERIC' });
-    expect(toWriterValue('t.n', pg, 'NaN', issues)).toBeNull();
-    expect(toWriterValue('t.n', pg, `0.${'1'.repeat(39)}`, issues)).toBeNull();
-    expect(toWriterValue('t.n', pg, '1'.repeat(39), issues)).toBeNull();
-    expect(toWriterValue('t.n', A(pg), ['1', 'NaN'], issues)).toEqual(['1']);
-    expect(issues.map((i) => i.kind)).toEqual(Array(4).fill('not-representable'));
-    expect(issues[0]!.detail).toMatch(/NaN has no BIGNUMERIC value/);
+    const refused = (v: JsonValue, type = pg) => {
+      try {
+        toWriterValue('t.n', type, v, []);
+      } catch (e) {
+        return e;
+      }
+      throw new Error(`accepted ${JSON.stringify(v)}`);
+    };
+    for (const v of ['NaN', `0.${'1'.repeat(39)}`, '1'.repeat(39), ['1', 'NaN']]) {
+      const e = refused(v, Array.isArray(v) ? A(pg) : pg);
+      expect(e).toBeInstanceOf(UnrepresentableError);
+      expect(e).toMatchObject({ kind: 'permanent', reason: 'value', where: 't.n' });
+    }
+    expect((refused('NaN') as Error).message).toMatch(
+      /^t\.n: PostgreSQL NUMERIC NaN has no BigQuery BIGNUMERIC/,
+    );
+    expect((refused(`9${'0'.repeat(80)}`) as Error).message).toMatch(
+      /81 characters\) exceeds BigQuery BIGNUMERIC/,
+    );
+    // At the limits, and trailing zeros beyond the scale, it fits exactly.
+    expect(toWriterValue('t.n', pg, `-${'9'.repeat(38)}.${'9'.repeat(38)}`, [])).toBe(
+      `-${'9'.repeat(38)}.${'9'.repeat(38)}`,
+    );
+    expect(toWriterValue('t.n', pg, `1.5${'0'.repeat(50)}`, [])).toBe('1.5');
+    expect(toWriterValue('t.n', T('NUMERIC'), `${'9'.repeat(29)}.${'9'.repeat(9)}`, [])).toBe(
+      `${'9'.repeat(29)}.${'9'.repeat(9)}`,
+    );
+    expect(toWriterValue('t.n', T('NUMERIC'), '-0.000', [])).toBe('-0.000');
   });
 
   it.each([
@@ -101,10 +123,10 @@ describe('Spanner → BigQuery types and values, every type', () => {
     expect(() => toWriterValue('Orders.c', type, value as never, [])).toThrow(/^Orders\.c: /);
   });
 
-  it('rejects GoogleSQL NUMERIC beyond its scale', () => {
-    const issues: ValueIssue[] = [];
-    expect(toWriterValue('t.n', T('NUMERIC'), '1.0000000001', issues)).toBeNull();
-    expect(issues[0]!.detail).toMatch(/exceeds NUMERIC precision/);
+  it('rejects GoogleSQL NUMERIC beyond its scale (Spanner never sends one, BigQuery could not hold it)', () => {
+    expect(() => toWriterValue('t.n', T('NUMERIC'), '1.0000000001', [])).toThrow(
+      /t\.n: 1\.0000000001 exceeds BigQuery NUMERIC/,
+    );
   });
 });
 
