@@ -9,6 +9,7 @@ import { type GcsEmulator, startGcsEmulator } from './emulators/gcs/emulator';
 import type { ChangeStreamAdmin } from './emulators/spanner/change-streams/engine';
 import { type RunningSpannerEmulator, startSpannerEmulator } from './emulators/spanner/server';
 import { startTasksEmulator, type TasksEmulator } from './emulators/tasks/emulator';
+import type { QueueInput } from './emulators/tasks/queue';
 
 /** Ports of the emulators (0 or absent: a free one). */
 export interface EmulatorPorts {
@@ -24,11 +25,14 @@ export interface EmulatorSetup {
   projectId: string;
   ports: EmulatorPorts;
   bucket: string;
-  queues: string[];
+  /** Queue names, or `Queue` messages (e.g. with `rateLimits.maxConcurrentDispatches`). */
+  queues: Array<string | QueueInput>;
   /** Change-stream partitions of a new stream. */
   initialPartitions: number;
   /** Split / move / merge partitions on this interval (0: only on demand). */
   churnMs: number;
+  /** Data per PartitionQuery partition (the Spanner emulator's `partitionBytes`; default 4 MiB). */
+  partitionBytes?: number;
 }
 
 /** The running emulators and their admin handles. */
@@ -61,6 +65,7 @@ export async function startEmulators(setup: EmulatorSetup): Promise<LocalEmulato
       adminPort: 0,
       initialPartitions: setup.initialPartitions,
       churnMs: setup.churnMs,
+      ...(setup.partitionBytes ? { partitionBytes: setup.partitionBytes } : {}),
     }),
     startGcsEmulator({ port: setup.ports.gcs ?? 0, adminPort: 0, buckets: [setup.bucket] }),
     startTasksEmulator({ port: setup.ports.tasks ?? 0, adminPort: 0, queues: setup.queues }),

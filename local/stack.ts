@@ -39,6 +39,13 @@ export interface LocalStackOptions {
   initialPartitions?: number;
   /** Partition churn interval in ms (default 4000; 0: only through the admin handle). */
   churnMs?: number;
+  /**
+   * Backfill partitions read at once: the backfill queue's `maxConcurrentDispatches`, as the deployment sets
+   * it (default 4, the deployment's default without Data Boost).
+   */
+  backfillConcurrency?: number;
+  /** Data per backfill partition Spanner plans (the emulator's `partitionBytes`; default 4 MiB). */
+  partitionBytes?: number;
   /** Start the four function processes (default true). */
   functions?: boolean;
   /** Extra or overriding environment variables of the functions. */
@@ -154,9 +161,16 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     projectId: LOCAL.projectId,
     ports: options.ports ?? {},
     bucket: LOCAL.bucket,
-    queues: [queueName('reader'), queueName('backfill')],
+    queues: [
+      queueName('reader'),
+      {
+        name: queueName('backfill'),
+        rateLimits: { maxConcurrentDispatches: options.backfillConcurrency ?? 4 },
+      },
+    ],
     initialPartitions: options.initialPartitions ?? 2,
     churnMs: options.churnMs ?? 4_000,
+    ...(options.partitionBytes ? { partitionBytes: options.partitionBytes } : {}),
   });
   const spanner = emulatorClient(emulators.spanner, LOCAL.projectId);
   const functions: Partial<Record<FunctionName, FunctionProcess>> = {};

@@ -18,7 +18,7 @@ export async function getBackfill(deps: BackfillDeps, id: string): Promise<JobVi
   const stored = await jobs.read(id);
   if (!stored) return undefined;
   const job = await finishPlanning(deps, jobs, stored);
-  return jobView(job, await jobs.listDone(id));
+  return jobView(job, await jobs.listDone(id), deps.now());
 }
 
 /** The most recent jobs, newest first. */
@@ -30,7 +30,9 @@ export async function listBackfills(deps: BackfillDeps, limit = 20): Promise<Job
     if (job) all.push(await finishPlanning(deps, jobs, job));
   }
   all.sort((a, b) => (a.createdAt > b.createdAt ? -1 : a.createdAt < b.createdAt ? 1 : 0));
-  return Promise.all(all.slice(0, limit).map(async (job) => jobView(job, await jobs.listDone(job.id))));
+  return Promise.all(
+    all.slice(0, limit).map(async (job) => jobView(job, await jobs.listDone(job.id), deps.now())),
+  );
 }
 
 /**
@@ -46,5 +48,5 @@ export async function cancelBackfill(deps: BackfillDeps, id: string): Promise<Jo
     deps.log.notice('backfill.cancelled', { job: id });
     await deps.snapshots.close(job.snapshot).catch(() => undefined);
   }
-  return jobView(job, await jobs.listDone(id));
+  return jobView(job, await jobs.listDone(id), deps.now());
 }

@@ -95,6 +95,7 @@ async function copyPartition(
   const table = tableOf(job, partition);
   const batches = new Batches(deps, job, table);
   const limit = deps.batchRows ?? 500;
+  const started = deps.now();
   for await (const row of deps.snapshots.read(job.snapshot, partition.handle, table.schema)) {
     batches.add(row);
     if (batches.size < limit) continue;
@@ -103,6 +104,15 @@ async function copyPartition(
       const current = await jobs.read(job.id);
       if (current?.state !== 'running')
         return { rows: batches.rows, cancelled: true, history: batches.pending };
+      // Progress inside a long partition, as it goes (the job view counts finished partitions).
+      const seconds = Number(deps.now() - started) / 1e9;
+      deps.log.info('backfill.progress', {
+        job: job.id,
+        partition: partition.index,
+        table: partition.table,
+        rows: batches.rows,
+        rowsPerSecond: seconds > 0 ? Math.round(batches.rows / seconds) : null,
+      });
     }
   }
   await batches.flush();

@@ -104,19 +104,25 @@ describe('state machine', () => {
     expect(transition(running, { kind: 'cancelled', at: T })?.state).toBe('cancelled');
   });
 
-  it('reports progress from done markers', () => {
-    const view = jobView({ ...job, state: 'running', startedAt: T }, [
-      { name: 'a', metadata: { 'sluice-rows': '5' } },
-      { name: 'b', metadata: { 'sluice-rows': 'bad' } },
-    ]);
+  it('reports progress from done markers, per table and as a rate', () => {
+    const view = jobView(
+      { ...job, state: 'running', startedAt: T },
+      [
+        { name: 'demo/backfills/job1/done/000000.json', metadata: { 'sluice-rows': '5000' } },
+        { name: 'demo/backfills/job1/done/000001.json', metadata: { 'sluice-rows': 'bad' } },
+      ],
+      fromNanos(T + 2_000_000_000n),
+    );
     expect(view).toMatchObject({
       partitions: { done: 2, total: 2 },
-      rowsWritten: 5,
+      rowsWritten: 5000,
+      rowsPerSecond: 2500,
       snapshotTimestamp: '2024-05-01T10:00:00.123456789Z',
       startedAt: '2024-05-01T10:00:00.123456789Z',
       finishedAt: null,
-      tables: [{ name: 'Orders', replica: 'orders', partitions: 2 }],
+      tables: [{ name: 'Orders', replica: 'orders', partitions: 2, partitionsDone: 2, rowsWritten: 5000 }],
     });
+    expect(jobView(job, []).rowsPerSecond).toBeNull();
   });
 });
 
