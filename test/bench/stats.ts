@@ -55,7 +55,9 @@ export function table(figures: Figure[]): string {
 }
 
 /** Samples the process's heap and RSS every `everyMs` until stopped; returns the peaks above the baseline. */
-export function memorySampler(everyMs = 10): { stop(): { heapMiB: number; rssMiB: number } } {
+export function memorySampler(everyMs = 10): {
+  stop(): { heapMiB: number; rssMiB: number; rssMaxMiB: number };
+} {
   const base = process.memoryUsage();
   let heap = base.heapUsed;
   let rss = base.rss;
@@ -70,7 +72,11 @@ export function memorySampler(everyMs = 10): { stop(): { heapMiB: number; rssMiB
       const m = process.memoryUsage();
       heap = Math.max(heap, m.heapUsed);
       rss = Math.max(rss, m.rss);
-      return { heapMiB: (heap - base.heapUsed) / 2 ** 20, rssMiB: (rss - base.rss) / 2 ** 20 };
+      return {
+        heapMiB: (heap - base.heapUsed) / 2 ** 20,
+        rssMiB: (rss - base.rss) / 2 ** 20,
+        rssMaxMiB: rss / 2 ** 20,
+      };
     },
   };
 }
