@@ -100,6 +100,51 @@ describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])('SpannerSnapshotSo
     await source.close(snapshot);
   });
 
+  it('gives a slow consumer every row, the last PartialResultSets of each partition included', async () => {
+    const table = db.database.table(schema.name);
+    const many = Array.from({ length: 3_000 }, (_, i) => ({
+      [id]: String(10_000 + i),
+      [label]: 'x'.repeat(64),
+    }));
+    for (let i = 0; i < many.length; i += 1_000) await table.insert(many.slice(i, i + 1_000));
+    const source = new SpannerSnapshotSource(db.database, { dialect });
+    const snapshot = await source.open();
+    const partitions = await source.partition(snapshot, {
+      table: schema,
+      columns: [id, label],
+      dataBoost: false,
+      priority: 'low',
+    });
+    let rows = 0;
+    for (const p of partitions) {
+      for await (const _ of source.read(snapshot, p, schema)) {
+        // Slower than Spanner: the results wait in the stream's buffers while this waits.
+        if (++rows % 100 === 0) await new Promise((r) => setTimeout(r, 20));
+      }
+    }
+    // 40 rows, one inserted and one deleted by the first test, and these 3,000.
+    expect(rows).toBe(40 + 1 - 1 + 3_000);
+    await source.close(snapshot);
+  });
+
+  it('reads a value larger than a PartialResultSet (split across sets) whole', async () => {
+    const big = `${'é'.repeat(600_000)}\u{1F600}${'z'.repeat(1_500_000)}`;
+    await db.database.table(schema.name).insert({ [id]: '99999', [label]: big });
+    const source = new SpannerSnapshotSource(db.database, { dialect });
+    const snapshot = await source.open();
+    const partitions = await source.partition(snapshot, {
+      table: schema,
+      columns: [id, label],
+      dataBoost: false,
+      priority: 'low',
+    });
+    let found: WriterValue | undefined;
+    for (const p of partitions)
+      for await (const row of source.read(snapshot, p, schema)) if (row[id] === '99999') found = row[label];
+    expect(found).toBe(big);
+    await db.database.table(schema.name).deleteRows([['99999']]);
+  });
+
   it('opens at an exact past timestamp and reports it', async () => {
     const source = new SpannerSnapshotSource(db.database, { dialect });
     const t = addNanos(fromNanos(emu.admin.nowNs()), -123);

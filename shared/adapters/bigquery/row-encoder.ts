@@ -72,7 +72,8 @@ export class RowEncoder {
 
   /** One serialized message per row, in order. */
   encode(rows: JsonRow[]): Uint8Array[] {
-    return rows.map((row) => this.type.encode(this.type.create(this.convert(row))).finish());
+    // protobufjs encodes plain objects as they are: no message instance per row.
+    return rows.map((row) => this.type.encode(this.convert(row)).finish());
   }
 
   private plan(name: string): FieldPlan {

@@ -1,18 +1,18 @@
 /**
  * `SnapshotSource` on Cloud Spanner batch read-only transactions: open at T, partition one table's
- * projection, and read any partition from any process by rejoining the transaction from its opaque handle.
+ * projection, and read any partition from any process by rejoining the transaction from its opaque handle
+ * (rows read in Spanner's wire form, `partition-rows.ts`).
  */
 import type { Database } from '@google-cloud/spanner';
 import { snapshotQuerySql } from '../../domain/backfill/query';
 import type { Dialect } from '../../domain/change-record';
-import { clientRowToWriterRow } from '../../domain/client-row';
 import { GrpcCode, SluiceError } from '../../domain/errors';
 import type { TableSchema } from '../../domain/information-schema';
 import { fromSpannerValue, toSecondsAndNanos } from '../../domain/timestamp';
 import type { ValueIssue, WriterValue } from '../../domain/value-mapping';
 import type { PartitionRequest, Snapshot, SnapshotSource } from '../../ports/snapshot-source';
+import { partitionRows } from './partition-rows';
 import { apiPriority, preciseDateOf } from './request-options';
-import { resultRows, STREAM_RESUME_PROBES } from './result-rows';
 
 interface TransactionHandle {
   session: string;
@@ -107,30 +107,11 @@ export class SpannerSnapshotSource implements SnapshotSource {
     signal?: AbortSignal,
   ): AsyncIterable<Record<string, WriterValue>> {
     const p = JSON.parse(partition) as PartitionHandle;
-    const columns = table.columns.filter((c) => p.columns.includes(c.name));
-    const rows = this.rejoin(snapshot).executeStream({
-      sql: p.sql,
-      params: {},
-      partitionToken: Buffer.from(p.token, 'base64'),
-      dataBoostEnabled: p.dataBoost,
-      requestOptions: { priority: apiPriority(p.priority) },
-      maxResumeRetries: STREAM_RESUME_PROBES,
-    } as Parameters<ReturnType<Database['batchTransaction']>['executeStream']>[0]);
-    const cancel = () => rows.end();
-    signal?.addEventListener('abort', cancel, { once: true });
+    const onIssues = (issues: ValueIssue[]) => this.options.onValueIssues?.(table.name, issues);
     try {
-      for await (const row of resultRows(rows)) {
-        if (signal?.aborted) break;
-        const issues: ValueIssue[] = [];
-        const values = clientRowToWriterRow(row, columns, issues, table.primaryKey);
-        if (issues.length > 0) this.options.onValueIssues?.(table.name, issues);
-        yield values;
-      }
+      yield* partitionRows(this.rejoin(snapshot), p, table, onIssues, signal);
     } catch (e) {
       throw mapTooOld(e);
-    } finally {
-      signal?.removeEventListener('abort', cancel);
-      if (!rows.destroyed) rows.end();
     }
   }
 

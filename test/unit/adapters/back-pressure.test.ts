@@ -1,8 +1,8 @@
 /**
- * A consumer slower than Spanner makes the client's `PartialResultStream` probe for back-pressure by pushing
- * `undefined` chunks (`_tryResume`, @google-cloud/spanner 8.x). The snapshot source and the change source read
- * the client's real stream here — fed with wire-format PartialResultSets, no emulator — through a consumer
- * that sleeps on every row, and must deliver every row once, no probe as a row, and no stream error.
+ * Consumers slower than Spanner, without the emulator. The change source reads the client's real
+ * `PartialResultStream`, which under back-pressure probes by pushing `undefined` chunks (`_tryResume`,
+ * @google-cloud/spanner 8.x): every record must arrive once, no probe as a record. The snapshot source reads
+ * raw PartialResultSets (ADR-1404): every row must arrive, values split across sets merged.
  */
 
 import { PassThrough } from 'node:stream';
@@ -56,38 +56,66 @@ const table: TableSchema = {
   primaryKey: ['Id'],
 };
 
-test('the snapshot source delivers every row to a slow consumer, skipping the probes', async () => {
+test('the snapshot source reads raw PartialResultSets: every row to a slow consumer, chunked values merged', async () => {
   const rows = Array.from({ length: 600 }, (_, i) => [
     text(String(9_007_199_254_740_000n + BigInt(i))),
-    text(`n${i}`),
+    text(`n${i}`.repeat(i % 7 === 0 ? 40 : 1)),
   ]);
   const fields = table.columns.map((c) => ({ name: c.name, type: c.type }));
-  const probes: number[] = [];
+  // The wire as the service sends it: sets of 50 rows, and a long value of every 7th row split in two.
+  const stream = new PassThrough({ objectMode: true });
+  for (let i = 0; i < rows.length; i += 50) {
+    const values = rows.slice(i, i + 50).flat();
+    const cut = values.findIndex((v, k) => k % 2 === 1 && v.stringValue.length > 40);
+    const head = cut < 0 ? values : values.slice(0, cut + 1);
+    const tail = cut < 0 ? [] : values.slice(cut + 1);
+    if (cut >= 0) {
+      const long = head[cut]!.stringValue;
+      head[cut] = text(long.slice(0, 9));
+      tail.unshift(text(long.slice(9)));
+    }
+    stream.write({
+      ...(i === 0 ? { metadata: { rowType: { fields } } } : {}),
+      values: head,
+      chunkedValue: cut >= 0,
+    });
+    if (tail.length > 0) stream.write({ values: tail });
+  }
+  stream.end();
+  const requests: unknown[] = [];
+  const spanner = {
+    prepareGapicRequest_: (config: unknown, done: (err: unknown, fn: () => PassThrough) => void) => {
+      requests.push(config);
+      done(null, () => stream);
+    },
+  };
   const database = {
     batchTransaction: () => ({
-      executeStream: (request: { maxResumeRetries?: number }) => {
-        probes.push(request.maxResumeRetries ?? 20);
-        const stream = partialResultStream(serve(fields, rows), {
-          maxResumeRetries: request.maxResumeRetries,
-        });
-        stream.on('resumed', () => probes.push(-1));
-        return stream;
-      },
+      session: { formattedName_: 'sessions/s', parent: { parent: { parent: spanner } } },
+      id: 't',
+      commonHeaders_: { 'google-cloud-resource-prefix': 'db' },
     }),
   } as unknown as Database;
   const source = new SpannerSnapshotSource(database);
-  const partition = JSON.stringify({ sql: 'SELECT Id, Name FROM T', token: '', columns: ['Id', 'Name'] });
+  const partition = JSON.stringify({ sql: 'SELECT Id, Name FROM T', token: 'AAE=', columns: ['Id', 'Name'] });
   const snapshot = {
     transaction: JSON.stringify({ session: 's', transaction: 't' }),
     readTimestamp: parseTimestamp('2025-01-01T00:00:00Z'),
   };
   const got = await drainSlowly(source.read(snapshot, partition, table));
   expect(got).toHaveLength(600);
-  expect(got.map((r) => r.Id)).toEqual(rows.map((r) => r[0]!.stringValue));
-  expect(got[599]).toEqual({ Id: '9007199254740599', Name: 'n599' });
-  expect(probes[0]).toBe(STREAM_RESUME_PROBES);
-  // The slow consumer did make the client pause and resume (so probes were pushed and skipped).
-  expect(probes.filter((p) => p === -1).length).toBeGreaterThan(0);
+  expect(got.map((r) => [r.Id, r.Name])).toEqual(rows.map((r) => [r[0]!.stringValue, r[1]!.stringValue]));
+  expect(requests).toEqual([
+    expect.objectContaining({
+      method: 'executeStreamingSql',
+      reqOpts: expect.objectContaining({
+        session: 'sessions/s',
+        transaction: { id: 't' },
+        sql: 'SELECT Id, Name FROM T',
+      }),
+      headers: { 'google-cloud-resource-prefix': 'db' },
+    }),
+  ]);
 });
 
 test('the change source delivers every record to a slow consumer, skipping the probes', async () => {
@@ -100,8 +128,10 @@ test('the change source delivers every record to a slow consumer, skipping the p
     ),
   ]);
   let resumed = 0;
+  const asked: Array<number | undefined> = [];
   const database = {
     runStream: (query: { maxResumeRetries?: number }) => {
+      asked.push(query.maxResumeRetries);
       const stream = partialResultStream(serve(fields, rows), { maxResumeRetries: query.maxResumeRetries });
       stream.on('resumed', () => resumed++);
       return stream;
@@ -115,4 +145,5 @@ test('the change source delivers every record to a slow consumer, skipping the p
   expect(got).toHaveLength(400);
   expect(got.every((r) => r.kind === 'heartbeat')).toBe(true);
   expect(resumed).toBeGreaterThan(0);
+  expect(asked).toEqual([STREAM_RESUME_PROBES]);
 });

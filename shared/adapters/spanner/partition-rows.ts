@@ -1,0 +1,87 @@
+/**
+ * Reads one partition of a batch transaction's query as raw PartialResultSets (the client's own GAPIC call,
+ * `executeStreamingSql`, with the request the client would send) and maps each row from its wire form
+ * straight to writer values (ADR-1404): no client value objects, JSON kept as Spanner's exact text, and plain
+ * stream back-pressure (no probe chunks). A stream broken mid-partition fails the read; the partition is
+ * retried whole, which a backfill does anyway.
+ */
+import type { Readable } from 'node:stream';
+import type { Database } from '@google-cloud/spanner';
+import type { TableSchema } from '../../domain/information-schema';
+import type { ValueIssue, WriterValue } from '../../domain/value-mapping';
+import { planWireColumns, type WireColumn, wireRowToWriterRow } from '../../domain/wire-row';
+import { apiPriority, type Priority } from './request-options';
+import { type ResultField, wireRows } from './wire-rows';
+
+type BatchTransaction = ReturnType<Database['batchTransaction']>;
+
+/** What a partition read needs from its handle. */
+export interface PartitionQuery {
+  sql: string;
+  /** The partition token, base64. */
+  token: string;
+  dataBoost: boolean;
+  priority: Priority;
+}
+
+/**
+ * The raw `executeStreamingSql` stream of one partition, from the client's GAPIC layer with the request the
+ * client itself would send. Not through `Snapshot#requestStream`: its wrapper destroys its buffer when the
+ * call finishes, dropping the last PartialResultSets a slow consumer has not read yet.
+ */
+function partitionStream(txn: BatchTransaction, q: PartitionQuery): Promise<Readable> {
+  const spanner = txn.session.parent.parent.parent;
+  const config = {
+    client: 'SpannerClient',
+    method: 'executeStreamingSql',
+    reqOpts: {
+      session: txn.session.formattedName_,
+      transaction: { id: txn.id },
+      sql: q.sql,
+      params: {},
+      paramTypes: {},
+      partitionToken: Buffer.from(q.token, 'base64'),
+      dataBoostEnabled: q.dataBoost,
+      requestOptions: { priority: apiPriority(q.priority) },
+    },
+    gaxOpts: {},
+    headers: { ...txn.commonHeaders_ },
+  };
+  return new Promise((resolve, reject) =>
+    spanner.prepareGapicRequest_(config, (err: unknown, requestFn: () => Readable) =>
+      err ? reject(err) : resolve(requestFn()),
+    ),
+  );
+}
+
+/** Streams the partition's rows as writer values; values BigQuery adjusts are reported to `onIssues`. */
+export async function* partitionRows(
+  txn: BatchTransaction,
+  q: PartitionQuery,
+  table: TableSchema,
+  onIssues: (issues: ValueIssue[]) => void,
+  signal?: AbortSignal,
+): AsyncIterable<Record<string, WriterValue>> {
+  const stream = await partitionStream(txn, q);
+  const cancel = () => stream.destroy();
+  signal?.addEventListener('abort', cancel, { once: true });
+  let plan: WireColumn[] = [];
+  const onFields = (fields: ResultField[]) => {
+    plan = planWireColumns(
+      fields.map((f) => f.name),
+      table,
+    );
+  };
+  try {
+    for await (const values of wireRows(stream, onFields)) {
+      if (signal?.aborted) break;
+      const issues: ValueIssue[] = [];
+      const row = wireRowToWriterRow(values, plan, issues);
+      if (issues.length > 0) onIssues(issues);
+      yield row;
+    }
+  } finally {
+    signal?.removeEventListener('abort', cancel);
+    if (!stream.destroyed) stream.destroy();
+  }
+}
