@@ -6,6 +6,7 @@
  */
 import { formatTimestamp, fromNanos, parseTimestamp } from '../../../shared/domain/timestamp';
 import { Code, SpannerError, type SpannerTypeJson, type WireValue } from './hooks';
+import { canonicalJsonText } from './json-text';
 
 /** A value as SQLite stores it. */
 export type StoredValue = null | bigint | number | string | Buffer;
@@ -106,24 +107,9 @@ function toNumeric(w: WireValue, pg: boolean): string {
   return `${sign}${int}${frac ? `.${frac}` : ''}`;
 }
 
-function sortedJson(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(sortedJson);
-  if (v && typeof v === 'object')
-    return Object.fromEntries(
-      Object.keys(v)
-        .sort()
-        .map((k) => [k, sortedJson((v as Record<string, unknown>)[k])]),
-    );
-  return v;
-}
-
-function toJsonText(w: WireValue): string {
+function toJsonText(w: WireValue, pg: boolean): string {
   if (typeof w !== 'string') return bad('JSON values must be sent as strings');
-  try {
-    return JSON.stringify(sortedJson(JSON.parse(w)));
-  } catch {
-    return bad(`Invalid JSON value: ${w}`);
-  }
+  return canonicalJsonText(w, pg);
 }
 
 const UUID_TEXT = /^[0-9a-f](?:-?[0-9a-f]){31}$/i;
@@ -158,7 +144,7 @@ function canonical(w: WireValue, type: SpannerTypeJson): WireValue {
     case 'NUMERIC':
       return toNumeric(w, type.typeAnnotation === 'PG_NUMERIC');
     case 'JSON':
-      return toJsonText(w);
+      return toJsonText(w, type.typeAnnotation === 'PG_JSONB');
     case 'TIMESTAMP':
       return typeof w === 'string' ? normalizeTimestamp(w) : bad('TIMESTAMP values must be strings');
     case 'DATE':
