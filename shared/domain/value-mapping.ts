@@ -29,7 +29,18 @@ function fail(column: string, type: SpannerType, value: unknown): never {
   throw new DecodeError(column, `expected a ${type.code} value, saw ${describeValue(value)}`);
 }
 
+/** A JSON number the client has already rounded: its exact digits cannot be recovered. */
+function roundedNumber(column: string, type: SpannerType, value: number): never {
+  throw new DecodeError(
+    column,
+    `a ${type.code} value arrived as the JSON number ${value}, beyond 2^53: its exact digits were lost before ` +
+      'the pipeline saw it, so it is refused rather than written rounded',
+  );
+}
+
 function integerText(column: string, type: SpannerType, value: JsonValue): string {
+  if (typeof value === 'number' && Number.isInteger(value) && !Number.isSafeInteger(value))
+    roundedNumber(column, type, value);
   const text = typeof value === 'number' && Number.isSafeInteger(value) ? String(value) : value;
   if (typeof text !== 'string' || !INTEGER.test(text)) fail(column, type, value);
   const n = BigInt(text);
@@ -55,6 +66,8 @@ function floatValue(column: string, type: SpannerType, value: JsonValue): number
  */
 function numericValue(column: string, type: SpannerType, value: JsonValue): string {
   const big = type.typeAnnotation === 'PG_NUMERIC';
+  if (typeof value === 'number' && Number.isInteger(value) && !Number.isSafeInteger(value))
+    roundedNumber(column, type, value);
   const text = typeof value === 'number' && Number.isFinite(value) ? String(value) : value;
   if (text === 'NaN' && big)
     throw new UnrepresentableError(

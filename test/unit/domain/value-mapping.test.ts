@@ -123,6 +123,16 @@ describe('Spanner → BigQuery types and values, every type', () => {
     expect(() => toWriterValue('Orders.c', type, value as never, [])).toThrow(/^Orders\.c: /);
   });
 
+  it('takes INT64 and NUMERIC as JSON numbers up to 2^53, and refuses a larger one the client already rounded', () => {
+    expect(toWriterValue('t.i', T('INT64'), 9007199254740991, [])).toBe('9007199254740991');
+    expect(toWriterValue('t.i', T('INT64'), -42, [])).toBe('-42');
+    expect(toWriterValue('t.n', T('NUMERIC'), 12.5, [])).toBe('12.5');
+    for (const type of [T('INT64'), T('NUMERIC'), T('NUMERIC', { typeAnnotation: 'PG_NUMERIC' })])
+      expect(() => toWriterValue('t.i', type, 2 ** 60, [])).toThrow(
+        /t\.i: a (INT64|NUMERIC) value arrived as the JSON number 1152921504606847000, beyond 2\^53/,
+      );
+  });
+
   it('rejects GoogleSQL NUMERIC beyond its scale (Spanner never sends one, BigQuery could not hold it)', () => {
     expect(() => toWriterValue('t.n', T('NUMERIC'), '1.0000000001', [])).toThrow(
       /t\.n: 1\.0000000001 exceeds BigQuery NUMERIC/,
