@@ -5,8 +5,9 @@
  * Timestamps compare at microseconds because BigQuery keeps no more.
  */
 import { readInt, readTimestamp } from '../shared/domain/client-values';
-import { fromNanos, toBigQueryMicros } from '../shared/domain/timestamp';
-import type { ColumnKind } from './demo-schema';
+import { formatTimestamp, fromNanos, toBigQueryMicros } from '../shared/domain/timestamp';
+import { type ColumnKind, elementKind, type ScalarKind } from './demo-schema';
+import { canonicalJsonText } from './emulators/spanner/json-text';
 
 /** Normalises a decimal text: no sign on zero, no trailing fractional zeros, no leading zeros. */
 export function canonicalDecimal(text: string): string {
@@ -48,24 +49,20 @@ function dateText(value: unknown): string {
   return String(value);
 }
 
+/** JSON compared as text, numbers kept exactly (both sides are the text Spanner holds and BigQuery got). */
 function jsonText(value: unknown): string {
   const v = wrapped(value);
-  return canonicalJson(typeof v === 'string' ? JSON.parse(v) : v);
+  return typeof v === 'string' ? canonicalJsonText(v, true) : canonicalJson(v);
 }
 
-/** The comparable text of one cell of the given kind; `null` for NULL (and NULL arrays read as empty). */
-export function canonicalValue(kind: ColumnKind, value: unknown): string | null {
-  if (kind === 'strings') {
-    const items = Array.isArray(value) ? value : [];
-    return JSON.stringify(items.map((x) => (x === null || x === undefined ? null : String(x))));
-  }
-  if (value === null || value === undefined) return null;
+function scalarText(kind: ScalarKind, value: unknown): string {
   switch (kind) {
     case 'int':
       return readInt(wrapped(value), 'int').toString();
     case 'numeric':
       return canonicalDecimal(String(wrapped(value)));
     case 'float':
+    case 'float32':
       return String(Number(wrapped(value)));
     case 'bool':
       return String(Boolean(value));
@@ -80,6 +77,27 @@ export function canonicalValue(kind: ColumnKind, value: unknown): string | null 
     default:
       return String(value);
   }
+}
+
+/**
+ * The comparable text of one cell of the given kind; `null` for NULL. Arrays compare as BigQuery keeps them
+ * (the documented choice): NULL elements left out, and a NULL array read as empty.
+ */
+export function canonicalValue(kind: ColumnKind, value: unknown): string | null {
+  const element = elementKind(kind);
+  if (element !== undefined) {
+    const items = Array.isArray(value) ? value : [];
+    return JSON.stringify(
+      items.filter((x) => x !== null && x !== undefined).map((x) => scalarText(element, x)),
+    );
+  }
+  if (value === null || value === undefined) return null;
+  return scalarText(kind as ScalarKind, value);
+}
+
+/** The exact text (nine fractional digits) of a TIMESTAMP read from Spanner, for keys. */
+export function exactTimestamp(value: unknown): string {
+  return formatTimestamp(readTimestamp(value, 'timestamp'));
 }
 
 /** A timestamp as BigQuery microseconds text, from nanoseconds. */

@@ -5,18 +5,28 @@
  */
 import type { Dialect } from '../shared/domain/change-record';
 
-/** What a column holds, independent of the dialect's type name. */
-export type ColumnKind =
+/** What a scalar column holds, independent of the dialect's type name. */
+export type ScalarKind =
   | 'int'
   | 'string'
   | 'numeric'
   | 'float'
+  | 'float32'
   | 'bool'
   | 'date'
   | 'timestamp'
   | 'bytes'
   | 'json'
-  | 'strings';
+  | 'uuid';
+
+/** What a column holds: a scalar kind, an array of one (`int[]`), or `strings` (the demo's string array). */
+export type ColumnKind = ScalarKind | `${ScalarKind}[]` | 'strings';
+
+/** The element kind of an array kind, or undefined for a scalar. */
+export function elementKind(kind: ColumnKind): ScalarKind | undefined {
+  if (kind === 'strings') return 'string';
+  return kind.endsWith('[]') ? (kind.slice(0, -2) as ScalarKind) : undefined;
+}
 
 /** One column of a demo table. */
 export interface DemoColumn {
@@ -52,31 +62,41 @@ export interface DemoSchema {
 
 const col = (name: string, kind: ColumnKind, nullable = false): DemoColumn => ({ name, kind, nullable });
 
-const GOOGLE_SQL_TYPES: Record<ColumnKind, string> = {
+const GOOGLE_SQL_TYPES: Record<ScalarKind, string> = {
   int: 'INT64',
   string: 'STRING(MAX)',
   numeric: 'NUMERIC',
   float: 'FLOAT64',
+  float32: 'FLOAT32',
   bool: 'BOOL',
   date: 'DATE',
   timestamp: 'TIMESTAMP',
   bytes: 'BYTES(MAX)',
   json: 'JSON',
-  strings: 'ARRAY<STRING(MAX)>',
+  uuid: 'UUID',
 };
 
-const POSTGRES_TYPES: Record<ColumnKind, string> = {
+const POSTGRES_TYPES: Record<ScalarKind, string> = {
   int: 'bigint',
   string: 'varchar',
   numeric: 'numeric',
   float: 'float8',
+  float32: 'float4',
   bool: 'boolean',
   date: 'date',
   timestamp: 'timestamptz',
   bytes: 'bytea',
   json: 'jsonb',
-  strings: 'varchar[]',
+  uuid: 'uuid',
 };
+
+/** The DDL type name of a column kind in a dialect. */
+export function typeName(kind: ColumnKind, pg: boolean): string {
+  const types = pg ? POSTGRES_TYPES : GOOGLE_SQL_TYPES;
+  const element = elementKind(kind);
+  if (element === undefined) return types[kind as ScalarKind];
+  return pg ? `${types[element]}[]` : `ARRAY<${types[element]}>`;
+}
 
 function tables(pg: boolean): Pick<DemoSchema, 'customers' | 'orders' | 'products'> {
   const name = (n: string) => (pg ? n.toLowerCase() : n);
@@ -124,24 +144,27 @@ function tables(pg: boolean): Pick<DemoSchema, 'customers' | 'orders' | 'product
   };
 }
 
-function createTable(t: DemoTable, pg: boolean): string {
-  const types = pg ? POSTGRES_TYPES : GOOGLE_SQL_TYPES;
-  const cols = t.columns.map((c) => `${c.name} ${types[c.kind]}${c.nullable ? '' : ' NOT NULL'}`);
+/** The CREATE TABLE statement of a table in a dialect. */
+export function createTable(t: DemoTable, pg: boolean): string {
+  const cols = t.columns.map((c) => `${c.name} ${typeName(c.kind, pg)}${c.nullable ? '' : ' NOT NULL'}`);
   const key = t.key.join(', ');
   return pg
     ? `CREATE TABLE ${t.name} (${cols.join(', ')}, PRIMARY KEY (${key}))`
     : `CREATE TABLE ${t.name} (${cols.join(', ')}) PRIMARY KEY (${key})`;
 }
 
-/** The demo schema and its DDL for a dialect. */
-export function demoSchema(dialect: Dialect): DemoSchema {
+/** The value capture types a change stream can have. */
+export type CaptureType = 'NEW_ROW_AND_OLD_VALUES' | 'NEW_ROW' | 'OLD_AND_NEW_VALUES' | 'NEW_VALUES';
+
+/** The demo schema and its DDL for a dialect (the stream's capture type is `NEW_ROW_AND_OLD_VALUES` unless given). */
+export function demoSchema(dialect: Dialect, capture: CaptureType = 'NEW_ROW_AND_OLD_VALUES'): DemoSchema {
   const pg = dialect === 'POSTGRESQL';
   const t = tables(pg);
   const list = [t.customers, t.orders, t.products];
   const stream = pg ? 'demo_changes' : 'DemoChanges';
   const streamDdl = pg
-    ? `CREATE CHANGE STREAM ${stream} FOR ALL WITH (value_capture_type = 'NEW_ROW_AND_OLD_VALUES')`
-    : `CREATE CHANGE STREAM ${stream} FOR ALL OPTIONS (value_capture_type = 'NEW_ROW_AND_OLD_VALUES')`;
+    ? `CREATE CHANGE STREAM ${stream} FOR ALL WITH (value_capture_type = '${capture}')`
+    : `CREATE CHANGE STREAM ${stream} FOR ALL OPTIONS (value_capture_type = '${capture}')`;
   return { dialect, stream, ...t, tables: list, ddl: [...list.map((x) => createTable(x, pg)), streamDdl] };
 }
 

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { Database, Spanner } from '@google-cloud/spanner';
 import type { Dialect } from '../shared/domain/change-record';
 import type { Timestamp } from '../shared/domain/timestamp';
-import { type DemoSchema, demoSchema } from './demo-schema';
+import { type CaptureType, createTable, type DemoSchema, type DemoTable, demoSchema } from './demo-schema';
 import { type EmulatorPorts, type LocalEmulators, startEmulators } from './emulators';
 import { emulatorClient } from './emulators/spanner/client';
 import { type FunctionLogLine, type FunctionName, FunctionProcess } from './function-process';
@@ -46,6 +46,10 @@ export interface LocalStackOptions {
   backfillConcurrency?: number;
   /** Data per backfill partition Spanner plans (the emulator's `partitionBytes`; default 4 MiB). */
   partitionBytes?: number;
+  /** Value capture type of the demo stream (default `NEW_ROW_AND_OLD_VALUES`). */
+  valueCaptureType?: CaptureType;
+  /** More tables in the demo database: watched by its stream, replicated per their targets, verified. */
+  extraTables?: DemoTable[];
   /** Start the four function processes (default true). */
   functions?: boolean;
   /** Extra or overriding environment variables of the functions. */
@@ -150,12 +154,26 @@ async function assertHealthy(functions: FunctionProcess[]): Promise<void> {
   if (problems.length > 0) throw new Error(problems.join('\n'));
 }
 
+/** The demo schema with more tables, created before the stream (which watches them all). */
+function withTables(schema: DemoSchema, extra: DemoTable[]): DemoSchema {
+  if (extra.length === 0) return schema;
+  const pg = schema.dialect === 'POSTGRESQL';
+  return {
+    ...schema,
+    tables: [...schema.tables, ...extra],
+    ddl: [...extra.map((t) => createTable(t, pg)), ...schema.ddl],
+  };
+}
+
 /**
  * Starts the local stack. @throws PortInUseError when a requested port is taken (nothing is started);
  * any other failure stops whatever had started before it is rethrown.
  */
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
-  const schema = demoSchema(options.dialect ?? 'GOOGLE_STANDARD_SQL');
+  const schema = withTables(
+    demoSchema(options.dialect ?? 'GOOGLE_STANDARD_SQL', options.valueCaptureType),
+    options.extraTables ?? [],
+  );
   await assertPortsFree({ ...options.ports });
   const emulators = await startEmulators({
     projectId: LOCAL.projectId,

@@ -3,11 +3,11 @@
  * which the Node client sends unchanged in mutations and the emulator stores by column type. Timestamps
  * carry microseconds so they survive BigQuery exactly.
  */
-import type { ColumnKind, DemoColumn, DemoTable } from './demo-schema';
+import { type DemoColumn, type DemoTable, elementKind, type ScalarKind } from './demo-schema';
 import type { Random } from './random';
 
 /** A value as written in a mutation. */
-export type WireCell = string | number | boolean | null | string[];
+export type WireCell = string | number | boolean | null | Array<string | number | boolean | null>;
 
 /** One row as written in a mutation. */
 export type WireRow = Record<string, WireCell>;
@@ -21,7 +21,7 @@ function timestamp(rng: Random): string {
   return `${new Date(ms).toISOString().slice(0, 23)}${micros}Z`;
 }
 
-function scalar(kind: Exclude<ColumnKind, 'strings'>, rng: Random): WireCell {
+function scalar(kind: ScalarKind, rng: Random): WireCell {
   switch (kind) {
     case 'int':
       return String(rng.int(-1_000_000, 1_000_000));
@@ -41,6 +41,10 @@ function scalar(kind: Exclude<ColumnKind, 'strings'>, rng: Random): WireCell {
       return Buffer.from(Array.from({ length: rng.int(1, 24) }, () => rng.int(0, 255))).toString('base64');
     case 'json':
       return JSON.stringify({ level: rng.int(1, 5), tier: rng.pick(WORDS), flags: [rng.chance(0.5)] });
+    case 'float32':
+      return Math.fround(rng.int(-1_000_000, 1_000_000) / 64);
+    case 'uuid':
+      return `${rng.int(0, 0xffff).toString(16).padStart(4, '0')}0000-0000-4000-8000-${String(rng.int(0, 999_999)).padStart(12, '0')}`;
   }
 }
 
@@ -48,7 +52,9 @@ function scalar(kind: Exclude<ColumnKind, 'strings'>, rng: Random): WireCell {
 export function cellValue(column: DemoColumn, rng: Random): WireCell {
   if (column.nullable && rng.chance(0.15)) return null;
   if (column.kind === 'strings') return Array.from({ length: rng.int(0, 3) }, () => rng.pick(WORDS));
-  return scalar(column.kind, rng);
+  const element = elementKind(column.kind);
+  if (element) return Array.from({ length: rng.int(0, 3) }, () => scalar(element, rng) as string);
+  return scalar(column.kind as ScalarKind, rng);
 }
 
 /** A full row with the given key values. */

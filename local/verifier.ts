@@ -6,7 +6,9 @@
  * prints it and the end-to-end suite asserts on it.
  */
 import type { Database } from '@google-cloud/spanner';
-import { canonicalJson, canonicalValue } from './canonical';
+import { wireQuery } from '../shared/adapters/spanner/gapic-stream';
+import { exactKeyColumn } from '../shared/domain/exact-keys';
+import { canonicalJson, canonicalValue, exactTimestamp } from './canonical';
 import type { DemoTable } from './demo-schema';
 import type { CommittedMod } from './workload';
 
@@ -83,25 +85,40 @@ export interface VerifyInput {
 
 type CanonicalRow = Map<string, string | null>;
 
-function canonicalRows(table: DemoTable, rows: Array<Record<string, unknown>>): Map<string, CanonicalRow> {
+/**
+ * Rows by their exact key. A TIMESTAMP key compares at nanoseconds: Spanner's value itself, BigQuery's exact
+ * companion column `K__ns` (BigQuery keeps microseconds in `K`; ADR-1402).
+ */
+function canonicalRows(
+  table: DemoTable,
+  rows: Array<Record<string, unknown>>,
+  side: 'spanner' | 'bigquery',
+): Map<string, CanonicalRow> {
+  const kinds = new Map(table.columns.map((c) => [c.name, c.kind]));
+  const keyText = (row: Record<string, unknown>, cells: CanonicalRow, k: string) => {
+    if (kinds.get(k) !== 'timestamp') return cells.get(k);
+    if (side === 'bigquery')
+      return row[exactKeyColumn(k)] === undefined ? null : String(row[exactKeyColumn(k)]);
+    return row[k] === null || row[k] === undefined ? null : exactTimestamp(row[k]);
+  };
   const out = new Map<string, CanonicalRow>();
   for (const row of rows) {
     const cells: CanonicalRow = new Map(
       table.columns.map((c) => [c.name, canonicalValue(c.kind, row[c.name])]),
     );
-    out.set(JSON.stringify(table.key.map((k) => cells.get(k))), cells);
+    out.set(JSON.stringify(table.key.map((k) => keyText(row, cells, k))), cells);
   }
   return out;
 }
 
+/**
+ * Every row of a table by a strong read in Spanner's wire form: the client's value objects would shift
+ * pre-1970 fractional TIMESTAMPs by a second and round JSON numbers beyond 2^53, on this side of the
+ * comparison only.
+ */
 async function spannerRows(database: Database, table: DemoTable): Promise<Array<Record<string, unknown>>> {
-  // Wrapped numbers: INT64 keys and values span the whole 64-bit range, beyond what a JS number holds.
-  const [rows] = await database.run({
-    sql: `SELECT * FROM ${table.name}`,
-    json: true,
-    jsonOptions: { wrapNumbers: true },
-  });
-  return rows as Array<Record<string, unknown>>;
+  const { fields, rows } = await wireQuery(database, { sql: `SELECT * FROM ${table.name}` });
+  return rows.map((values) => Object.fromEntries(fields.map((f, i) => [f.name, values[i] ?? null])));
 }
 
 function compareRows(
@@ -149,11 +166,11 @@ async function verifyReplica(input: VerifyInput, table: DemoTable, replica: stri
     extra: { count: 0, keys: [] },
     different: { count: 0, examples: [] },
   };
-  const source = canonicalRows(table, await spannerRows(input.database, table));
+  const source = canonicalRows(table, await spannerRows(input.database, table), 'spanner');
   report.spannerRows = source.size;
   let target: Map<string, CanonicalRow>;
   try {
-    target = canonicalRows(table, input.bigqueryRows(input.dataset, replica));
+    target = canonicalRows(table, input.bigqueryRows(input.dataset, replica), 'bigquery');
   } catch (err) {
     report.error = `cannot read ${input.dataset}.${replica}: ${(err as Error).message}`;
     return report;

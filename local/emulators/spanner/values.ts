@@ -99,7 +99,8 @@ function toNumeric(w: WireValue, pg: boolean): string {
   const text = typeof w === 'number' ? String(w) : w;
   if (pg && text === 'NaN') return text;
   const m = typeof text === 'string' ? /^([+-]?)0*(\d*)(?:\.(\d*?)0*)?$/.exec(text) : null;
-  if (!m || (m[2] === '' && !m[3])) return bad(`Invalid NUMERIC value: ${JSON.stringify(w)}`);
+  // At least one digit: "0", "0.0" and "-0" are zero, "." and "" are not numbers.
+  if (!m || !/\d/.test(text as string)) return bad(`Invalid NUMERIC value: ${JSON.stringify(w)}`);
   const [int, frac] = [m[2] || '0', m[3] ?? ''];
   if (!pg && (int.length > 29 || frac.length > 9))
     return bad(`Invalid NUMERIC value: ${text} is out of range`);

@@ -1,15 +1,14 @@
 /**
- * Reads one partition of a batch transaction's query as raw PartialResultSets (the client's own GAPIC call,
- * `executeStreamingSql`, with the request the client would send) and maps each row from its wire form
- * straight to writer values (ADR-1404): no client value objects, JSON kept as Spanner's exact text, and plain
+ * Reads one partition of a batch transaction's query as raw PartialResultSets (`gapic-stream.ts`) and maps
+ * each row from its wire form straight to writer values (ADR-1404): no client value objects, JSON kept as Spanner's exact text, and plain
  * stream back-pressure (no probe chunks). A stream broken mid-partition fails the read; the partition is
  * retried whole, which a backfill does anyway.
  */
-import type { Readable } from 'node:stream';
 import type { Database } from '@google-cloud/spanner';
 import type { TableSchema } from '../../domain/information-schema';
 import type { ValueIssue, WriterValue } from '../../domain/value-mapping';
 import { planWireColumns, type WireColumn, wireRowToWriterRow } from '../../domain/wire-row';
+import { streamingSql } from './gapic-stream';
 import { apiPriority, type Priority } from './request-options';
 import { type ResultField, wireRows } from './wire-rows';
 
@@ -24,36 +23,6 @@ export interface PartitionQuery {
   priority: Priority;
 }
 
-/**
- * The raw `executeStreamingSql` stream of one partition, from the client's GAPIC layer with the request the
- * client itself would send. Not through `Snapshot#requestStream`: its wrapper destroys its buffer when the
- * call finishes, dropping the last PartialResultSets a slow consumer has not read yet.
- */
-function partitionStream(txn: BatchTransaction, q: PartitionQuery): Promise<Readable> {
-  const spanner = txn.session.parent.parent.parent;
-  const config = {
-    client: 'SpannerClient',
-    method: 'executeStreamingSql',
-    reqOpts: {
-      session: txn.session.formattedName_,
-      transaction: { id: txn.id },
-      sql: q.sql,
-      params: {},
-      paramTypes: {},
-      partitionToken: Buffer.from(q.token, 'base64'),
-      dataBoostEnabled: q.dataBoost,
-      requestOptions: { priority: apiPriority(q.priority) },
-    },
-    gaxOpts: {},
-    headers: { ...txn.commonHeaders_ },
-  };
-  return new Promise((resolve, reject) =>
-    spanner.prepareGapicRequest_(config, (err: unknown, requestFn: () => Readable) =>
-      err ? reject(err) : resolve(requestFn()),
-    ),
-  );
-}
-
 /** Streams the partition's rows as writer values; values BigQuery adjusts are reported to `onIssues`. */
 export async function* partitionRows(
   txn: BatchTransaction,
@@ -62,7 +31,12 @@ export async function* partitionRows(
   onIssues: (issues: ValueIssue[]) => void,
   signal?: AbortSignal,
 ): AsyncIterable<Record<string, WriterValue>> {
-  const stream = await partitionStream(txn, q);
+  const stream = await streamingSql(txn, {
+    sql: q.sql,
+    partitionToken: Buffer.from(q.token, 'base64'),
+    dataBoostEnabled: q.dataBoost,
+    requestOptions: { priority: apiPriority(q.priority) },
+  });
   const cancel = () => stream.destroy();
   signal?.addEventListener('abort', cancel, { once: true });
   let plan: WireColumn[] = [];
