@@ -133,6 +133,13 @@ describe('Spanner → BigQuery types and values, every type', () => {
       );
   });
 
+  it('maps a 10 MiB BYTES value (14 MB of base64) and still refuses what is not base64', () => {
+    const big = Buffer.alloc(10 * 1024 * 1024, 7).toString('base64');
+    expect(toWriterValue('t.b', T('BYTES'), big, [])).toBe(big);
+    for (const bad of ['abc', 'ab=c', 'a===', '****'])
+      expect(() => toWriterValue('t.b', T('BYTES'), bad, [])).toThrow(/t\.b/);
+  });
+
   it('rejects GoogleSQL NUMERIC beyond its scale (Spanner never sends one, BigQuery could not hold it)', () => {
     expect(() => toWriterValue('t.n', T('NUMERIC'), '1.0000000001', [])).toThrow(
       /t\.n: 1\.0000000001 exceeds BigQuery NUMERIC/,
