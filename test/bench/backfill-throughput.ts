@@ -178,10 +178,18 @@ export async function backfillThroughput(o: BackfillOptions): Promise<BackfillRu
       };
       const started = await startBackfill(deps, { tables: ['Wide'] });
       if (!started.ok) throw new Error(started.problems.join('; '));
-      const memory = memorySampler(20);
+      const memory = memorySampler(100);
       const cpu = process.cpuUsage();
       const wall = performance.now();
-      const partitions = await runTasks(deps, queue, o.concurrency);
+      // Progress as an operator sees it: the job view, every 10 s.
+      const ticker = setInterval(() => {
+        void getBackfill(deps, `bench${r}`).then((v) =>
+          o.progress?.(
+            `backfill: ${v?.partitions.done}/${v?.partitions.total} partitions, ${v?.rowsWritten} rows, ${v?.rowsPerSecond} rows/s`,
+          ),
+        );
+      }, 10_000);
+      const partitions = await runTasks(deps, queue, o.concurrency).finally(() => clearInterval(ticker));
       const used = cpuMs(cpu);
       const wallMs = performance.now() - wall;
       const peak = memory.stop();
@@ -189,6 +197,9 @@ export async function backfillThroughput(o: BackfillOptions): Promise<BackfillRu
       if (view?.state !== 'succeeded' || view.rowsWritten !== o.rows)
         throw new Error(`backfill ended ${view?.state} with ${view?.rowsWritten} rows`);
       o.progress?.(`backfill run ${r + 1}: ${o.rows} rows in ${(wallMs / 1000).toFixed(1)} s`);
+      const [counted] = await clients.bigquery.query({ query: `SELECT COUNT(*) AS n FROM bench${r}.wide` });
+      const inReplica = Number((counted[0] as { n: unknown }).n);
+      if (inReplica !== o.rows) throw new Error(`the replica holds ${inReplica} rows, Spanner ${o.rows}`);
       const ceilingCpu = process.cpuUsage();
       const ceilingWall = performance.now();
       const read = await bareRead(clients, 'SELECT * FROM Wide', o.concurrency);

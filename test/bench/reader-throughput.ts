@@ -62,8 +62,14 @@ function config(startAt: Timestamp, stream = 'Changes') {
   });
 }
 
-/** Commits `mods` inserts, `perTxn` per transaction, a few transactions at a time. */
-async function load(clients: Clients, mods: number, perTxn: number, from: number): Promise<void> {
+/** Commits `mods` inserts, `perTxn` per transaction, a few transactions at a time; `Note` has `noteBytes`. */
+async function load(
+  clients: Clients,
+  mods: number,
+  perTxn: number,
+  from: number,
+  noteBytes = 40,
+): Promise<void> {
   const table = clients.database.table('Items');
   const txns = Math.ceil(mods / perTxn);
   for (let t = 0; t < txns; t += 4) {
@@ -77,7 +83,7 @@ async function load(clients: Clients, mods: number, perTxn: number, from: number
           Qty: String(id % 97),
           Price: (id % 1000) / 7,
           Tags: ['a', `t${id % 13}`],
-          Note: 'x'.repeat(40),
+          Note: 'x'.repeat(noteBytes),
           UpdatedAt: new Date(1_750_000_000_000 + id).toISOString(),
         };
       });
@@ -153,6 +159,8 @@ export interface ThroughputOptions {
   runs: number;
   /** Only these variants (by name); all by default. */
   only?: string[];
+  /** Size of each row's `Note` string (default 40 bytes). */
+  noteBytes?: number;
 }
 
 /** Runs every variant `runs` times (interleaved) and returns every run. */
@@ -175,7 +183,7 @@ export async function readerThroughput(o: ThroughputOptions): Promise<Throughput
     // The stream's history begins when it was created: start just after that.
     await new Promise((r) => setTimeout(r, 50));
     const start = addMillis(fromEpochMillis(Date.now()), -10);
-    await load(clients, o.mods, o.modsPerTransaction, 1);
+    await load(clients, o.mods, o.modsPerTransaction, 1, o.noteBytes);
     const until = fromEpochMillis(Date.now());
     const deployment: DeploymentSettings = {
       readerUrl: 'http://127.0.0.1:1/reader',

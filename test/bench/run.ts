@@ -4,6 +4,7 @@
  * they are recorded in docs/performance.md, never asserted). `--quick` runs fewer rounds.
  */
 import { parseConfigObject } from '../../shared/domain/config';
+import { type BackfillRun, backfillThroughput } from './backfill-throughput';
 import { endToEndLatency } from './latency';
 import { readerThroughput, type ThroughputRun } from './reader-throughput';
 import { schedulerTicks } from './scheduler-tick';
@@ -11,7 +12,7 @@ import { type Figure, fmt, machine, median, percentile, table } from './stats';
 import { type WriterRun, writerThroughput } from './writer-throughput';
 
 const quick = process.argv.includes('--quick');
-/** `--only writer` runs the writer benchmark alone. */
+/** `--only writer` (or `backfill`, `reader`) runs that benchmark alone. */
 const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
 const RUNS = quick ? 1 : 3;
 
@@ -138,11 +139,69 @@ async function writerFigures(): Promise<Figure[]> {
   });
 }
 
+/** The reader's full path with large values and with large transactions, next to the standard window. */
+async function readerShapeFigures(): Promise<Figure[]> {
+  const shapes = [
+    { what: '50-mod transactions, 40-byte strings', mods: 20_000, modsPerTransaction: 50, noteBytes: 40 },
+    { what: '10 KiB strings', mods: 5_000, modsPerTransaction: 50, noteBytes: 10 * 1024 },
+    { what: '1,000-mod transactions', mods: 20_000, modsPerTransaction: 1_000, noteBytes: 40 },
+  ];
+  const figures: Figure[] = [];
+  for (const shape of shapes) {
+    progress(`reader throughput, ${shape.what} (${RUNS} runs)`);
+    const runs = await readerThroughput({ ...shape, runs: RUNS, only: ['emulators'] });
+    const full = runs.filter((r) => r.variant === 'emulators');
+    figures.push({
+      what: `reader mods / CPU-s, emulators (full path), ${shape.what}`,
+      value: fmt(median(full.map((r) => r.mods / (r.cpuMs / 1000)))),
+      target: '',
+      note: `${full.length} runs of ${fmt(shape.mods)} mods; ${fmt(median(full.map((r) => r.mods / (r.wallMs / 1000))))} mods/s wall; heap +${fmt(median(full.map((r) => r.heapPeakMiB)))} MiB`,
+    });
+  }
+  return figures;
+}
+
+/** Backfill of a wide table of every type, against the bare client reading the same partitions. */
+async function backfillFigures(): Promise<Figure[]> {
+  const rows = quick ? 100_000 : 1_000_000;
+  const count = quick ? 1 : 2;
+  progress(`backfill of ${fmt(rows)} rows (${count} runs; loading takes a while)`);
+  const runs: BackfillRun[] = await backfillThroughput({
+    rows,
+    runs: count,
+    concurrency: 4,
+    partitionBytes: 4 * 1024 * 1024,
+    progress,
+  });
+  const rate = (r: BackfillRun) => r.rows / (r.cpuMs / 1000);
+  const ceiling = (r: BackfillRun) => r.rows / (r.ceilingCpuMs / 1000);
+  return [
+    {
+      what: `backfill rows / CPU-s, ${fmt(rows)} rows of every type (replica)`,
+      value: fmt(median(runs.map(rate))),
+      target: '≥ 0.7 of the bare client',
+      note: `${fmt(median(runs.map((r) => rate(r) / ceiling(r))), 2)} of the bare client's ${fmt(median(runs.map(ceiling)))} / CPU-s; ${runs.length} runs, ${runs[0]?.partitions} partitions, 4 at once`,
+    },
+    {
+      what: `backfill of ${fmt(rows)} rows: wall time, peak memory`,
+      value: `${fmt(median(runs.map((r) => r.wallMs / 1000)), 1)} s, ${fmt(median(runs.map((r) => r.rssMaxMiB)))} MiB RSS`,
+      target: '1,000,000 rows, bounded memory',
+      note: `${fmt(median(runs.map((r) => r.rowsPerSecond ?? 0)))} rows/s; heap +${fmt(median(runs.map((r) => r.heapPeakMiB)))} MiB during the run; bare client ${fmt(median(runs.map((r) => r.ceilingWallMs / 1000)), 1)} s`,
+    },
+  ];
+}
+
 async function main(): Promise<void> {
   const started = Date.now();
-  if (only === 'writer') {
+  const alone: Record<string, () => Promise<Figure[]>> = {
+    writer: writerFigures,
+    backfill: backfillFigures,
+    reader: readerShapeFigures,
+  };
+  const one = only ? alone[only] : undefined;
+  if (one) {
     console.log(`sluice benchmarks — ${machine()}`);
-    console.log(table(await writerFigures()));
+    console.log(table(await one()));
     return;
   }
   progress(`reader throughput (${RUNS} runs per variant)`);
@@ -150,6 +209,8 @@ async function main(): Promise<void> {
   const figures = [
     ...throughputFigures(runs),
     streamFigure(),
+    ...(await readerShapeFigures()),
+    ...(await backfillFigures()),
     ...(await writerFigures()),
     ...(await schedulerFigures()),
     ...(await latencyFigures()),

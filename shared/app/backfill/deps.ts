@@ -35,4 +35,6 @@ export interface BackfillDeps {
   dataBoostDefault?: boolean;
   /** Rows per sink write (default 500). */
   batchRows?: number;
+  /** Approximate bytes of values per sink write (default 16 MiB): large cells make smaller batches. */
+  batchBytes?: number;
 }

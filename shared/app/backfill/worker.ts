@@ -26,12 +26,26 @@ export type PartitionOutcome =
 /** How many batches between checks that the job was not cancelled meanwhile. */
 const CANCEL_CHECK_BATCHES = 10;
 
+/** Rough size of a row's values, to bound a batch's memory when cells are large. */
+function approximateBytes(row: Record<string, WriterValue>): number {
+  let n = 0;
+  for (const k in row) {
+    const v = row[k];
+    if (typeof v === 'string') n += v.length;
+    else if (Array.isArray(v)) for (const e of v) n += typeof e === 'string' ? e.length : 8;
+    else n += 8;
+  }
+  return n;
+}
+
 class Batches {
   private upserts: ReplicaUpsert[] = [];
   private history: HistoryRow[] = [];
   private batch = 0;
   rows = 0;
   readonly pending: PendingHistory | undefined;
+  /** Approximate bytes held (a history row holds the values again, as JSON). */
+  bytes = 0;
 
   constructor(
     private readonly deps: BackfillDeps,
@@ -52,6 +66,7 @@ class Batches {
     if (this.table.history)
       this.history.push(snapshotHistoryRow(name, schema.primaryKey, row, t, this.job.id));
     this.rows++;
+    this.bytes += approximateBytes(row) * ((this.table.replica ? 1 : 0) + (this.table.history ? 1 : 0));
   }
 
   /** Writes the buffered rows: replica upserts, and history rows to the attempt's pending stream. */
@@ -60,6 +75,7 @@ class Batches {
     await this.pending?.append(this.history);
     this.upserts = [];
     this.history = [];
+    this.bytes = 0;
     this.batch++;
   }
 
@@ -95,10 +111,12 @@ async function copyPartition(
   const table = tableOf(job, partition);
   const batches = new Batches(deps, job, table);
   const limit = deps.batchRows ?? 500;
+  // Memory stays bounded whatever the cells: a batch is written at 500 rows or about 16 MiB.
+  const maxBytes = deps.batchBytes ?? 16 * 1024 * 1024;
   const started = deps.now();
   for await (const row of deps.snapshots.read(job.snapshot, partition.handle, table.schema)) {
     batches.add(row);
-    if (batches.size < limit) continue;
+    if (batches.size < limit && batches.bytes < maxBytes) continue;
     await batches.flush();
     if (batches.batchNumber % CANCEL_CHECK_BATCHES === 0) {
       const current = await jobs.read(job.id);

@@ -127,6 +127,26 @@ describe('partition workers', () => {
     expect(h.lines.some((l) => l.includes('"backfill.partition"') && l.includes('"rows"'))).toBe(true);
   });
 
+  it('writes rows with large values in smaller batches, so memory stays bounded whatever the cells', async () => {
+    const h = harness();
+    h.deps.batchRows = 1_000;
+    h.deps.batchBytes = 3_000;
+    for (let i = 1; i <= 24; i++)
+      h.snapshots.write('Items', ['ItemId'], { ItemId: `s${i}`, Name: 'x'.repeat(1_000) }, h.tick());
+    const writes: number[] = [];
+    const write = h.replica.write.bind(h.replica);
+    h.replica.write = async (d, changes) => {
+      writes.push(changes.length);
+      return write(d, changes);
+    };
+    await start(h, { tables: ['Items'] });
+    expect((await dispatch(h)).every((o) => o.kind === 'done')).toBe(true);
+    expect(h.replica.rows('items')).toHaveLength(24);
+    // About 1,000 bytes a row and a 3,000-byte budget: at most 3 rows a batch (1,000 rows would allow 24).
+    expect(Math.max(...writes)).toBeLessThanOrEqual(3);
+    expect(writes.length).toBeGreaterThanOrEqual(8);
+  });
+
   it('a crash mid-partition is retried whole to the same end state', async () => {
     const h = harness();
     seedOrders(h, 9);
