@@ -107,7 +107,7 @@ function stringValue(column: string, type: SpannerType, value: JsonValue): strin
   return value;
 }
 
-function scalarValue(column: string, type: SpannerType, value: JsonValue, issues: ValueIssue[]): WriterValue {
+function scalarValue(column: string, type: SpannerType, value: JsonValue): WriterValue {
   switch (type.code) {
     case 'BOOL':
       if (typeof value !== 'boolean') fail(column, type, value);
@@ -170,10 +170,10 @@ export function toWriterValue(
         issues.push({ column, kind: 'null-array-element', detail: `dropped NULL element at index ${i}` });
         return;
       }
-      const mapped = scalarValue(column, element, v, issues);
+      const mapped = scalarValue(column, element, v);
       if (mapped !== null) out.push(mapped);
     });
     return out;
   }
-  return value === null ? null : scalarValue(column, type, value, issues);
+  return value === null ? null : scalarValue(column, type, value);
 }

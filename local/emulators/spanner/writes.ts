@@ -17,7 +17,7 @@ import {
 } from './messages';
 import type { Schema, Table } from './schema';
 import { encodeKey, type ReadView, type Row, type Storage } from './storage';
-import { type ProtoValue, protoToWire, type StoredValue, storedToWire, wireToStored } from './values';
+import { type ProtoValue, protoToWire, storedToWire, wireToStored } from './values';
 
 /** The transaction state writes need. */
 export interface WriteTxn {
