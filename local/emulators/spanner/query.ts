@@ -45,11 +45,25 @@ export function withSnapshot(ctx: QueryContext, t: Translated, view: ReadView): 
   return `WITH ${ctes.join(', ')} ${t.sql}`;
 }
 
+/** A result column that is a bare parameter (`SELECT @v`, `SELECT $1`) has the parameter's declared type. */
+function paramColumnType(
+  col: BetterSqlite3.ColumnDefinition,
+  paramTypes: Record<string, SpannerTypeJson>,
+): SpannerTypeJson | undefined {
+  if (col.table) return undefined;
+  const name = /^@(\w+)$/.exec(col.name)?.[1];
+  const type = name === undefined ? undefined : paramTypes[name];
+  return type && type.code !== 'TYPE_CODE_UNSPECIFIED' ? type : undefined;
+}
+
 function columnType(
   ctx: QueryContext,
   col: BetterSqlite3.ColumnDefinition,
   values: StoredValue[],
+  paramTypes: Record<string, SpannerTypeJson>,
 ): SpannerTypeJson {
+  const declared = paramColumnType(col, paramTypes);
+  if (declared) return declared;
   if (col.table && col.column) {
     if (col.database === 'information_schema') {
       const t = ctx.info.typeOf(col.table, col.column);
@@ -99,12 +113,16 @@ export function runRaw(
   }
 }
 
-/** Runs a SELECT (already translated) at `view` and types and encodes the result. */
+/**
+ * Runs a SELECT (already translated) at `view` and types and encodes the result; `paramTypes` (the request's,
+ * keyed as the parameters are) type the columns that are bare parameters.
+ */
 export function runTranslated(
   ctx: QueryContext,
   t: Translated,
   view: ReadView,
   params: Record<string, StoredValue>,
+  paramTypes: Record<string, SpannerTypeJson> = {},
 ): QueryResult {
   const raw = runRaw(ctx, t, view, params);
   const fields = raw.columns.map((c, i) => ({
@@ -113,6 +131,7 @@ export function runTranslated(
       ctx,
       c,
       raw.rows.map((r) => r[i] ?? null),
+      paramTypes,
     ),
   }));
   const rows = raw.rows.map((r) =>

@@ -97,7 +97,8 @@ async function execute(
   if (req.partitionToken?.length)
     view = partitionView(state, db, req.partitionToken, req.sql, req.transaction);
   const ctx = db.ctxAt(view);
-  const res = runTranslated(ctx, translate(req.sql, db.dialect, ctx.schema), view, storedParams(req));
+  const t = translate(req.sql, db.dialect, ctx.schema);
+  const res = runTranslated(ctx, t, view, storedParams(req), req.paramTypes ?? {});
   return {
     metadata: { rowType: { fields: res.fields }, transaction: r.metadata },
     rows: res.rows,
