@@ -21,6 +21,7 @@ const EXTREMES = [
 let emu: RunningSpannerEmulator;
 const dbs: Partial<Record<Dialect, TestDatabase>> = {};
 
+// Setup starts an emulator and creates databases: under a loaded machine it can take longer than a test.
 beforeAll(async () => {
   emu = await startSpannerEmulator({ port: 0, churnMs: 0 });
   dbs.GOOGLE_STANDARD_SQL = await createTestDatabase(emu, 'GOOGLE_STANDARD_SQL', [
@@ -31,7 +32,7 @@ beforeAll(async () => {
     'CREATE TABLE t (k bigint NOT NULL PRIMARY KEY, v bigint, w varchar, a bigint[])',
     "CREATE CHANGE STREAM s FOR t WITH (value_capture_type = 'NEW_ROW_AND_OLD_VALUES')",
   ]);
-});
+}, 60_000);
 
 afterAll(async () => {
   for (const db of Object.values(dbs)) await db?.close();

@@ -13,6 +13,7 @@ import { walkDag } from './change-streams/client-read';
 let emu: RunningSpannerEmulator;
 const dbs: Partial<Record<Dialect, TestDatabase>> = {};
 
+// Setup starts an emulator and creates databases: under a loaded machine it can take longer than a test.
 beforeAll(async () => {
   emu = await startSpannerEmulator({ port: 0, churnMs: 0 });
   dbs.GOOGLE_STANDARD_SQL = await createTestDatabase(emu, 'GOOGLE_STANDARD_SQL', [
@@ -23,7 +24,7 @@ beforeAll(async () => {
     'CREATE TABLE j (id bigint NOT NULL PRIMARY KEY, doc jsonb)',
     'CREATE CHANGE STREAM s FOR j',
   ]);
-});
+}, 60_000);
 
 afterAll(async () => {
   for (const db of Object.values(dbs)) await db?.close();

@@ -11,6 +11,7 @@ let emu: RunningSpannerEmulator;
 let g: TestDatabase;
 const KiB = 1024;
 
+// Setup starts an emulator and creates databases: under a loaded machine it can take longer than a test.
 beforeAll(async () => {
   emu = await startSpannerEmulator({ port: 0, changeStreams: false, partitionBytes: 64 * KiB });
   g = await createTestDatabase(emu, 'GOOGLE_STANDARD_SQL', [
@@ -23,7 +24,7 @@ beforeAll(async () => {
     Pad: 'p'.repeat(96),
   }));
   for (let i = 0; i < rows.length; i += 1_000) await g.database.table('T').insert(rows.slice(i, i + 1_000));
-});
+}, 60_000);
 
 afterAll(async () => {
   await g?.close();

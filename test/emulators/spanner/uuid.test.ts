@@ -17,6 +17,7 @@ let emu: RunningSpannerEmulator;
 let g: TestDatabase;
 let pg: TestDatabase;
 
+// Setup starts an emulator and creates databases: under a loaded machine it can take longer than a test.
 beforeAll(async () => {
   emu = await startSpannerEmulator({ port: 0, churnMs: 0 });
   g = await createTestDatabase(emu, 'GOOGLE_STANDARD_SQL', [
@@ -27,7 +28,7 @@ beforeAll(async () => {
     'CREATE TABLE u (id uuid NOT NULL PRIMARY KEY, other uuid, many uuid[], name varchar)',
     'CREATE CHANGE STREAM s FOR u',
   ]);
-});
+}, 60_000);
 
 afterAll(async () => {
   await g?.close();
