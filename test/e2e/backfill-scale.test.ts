@@ -67,7 +67,8 @@ test(`a ${ROWS}-row backfill with a slow BigQuery and a killed worker finishes w
 
   let last: Record<string, unknown> = {};
   const seen: number[] = [];
-  for (let i = 0; i < 600 && last.state !== 'succeeded' && last.state !== 'failed'; i++) {
+  // Bounded only to fail inside the test's time: under load the backfill takes minutes, not seconds.
+  for (let i = 0; i < 1_200 && last.state !== 'succeeded' && last.state !== 'failed'; i++) {
     await sleep(250);
     last = await view(id);
     seen.push(Number(last.rowsWritten));
@@ -99,4 +100,4 @@ test(`a ${ROWS}-row backfill with a slow BigQuery and a killed worker finishes w
   const reread = ingested() - ROWS;
   expect(reread).toBeGreaterThanOrEqual(0);
   expect(reread).toBeLessThanOrEqual(Math.ceil((CONCURRENCY * ROWS * 1.5) / partitions));
-}, 240_000);
+}, 420_000);
