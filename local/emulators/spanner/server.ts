@@ -104,6 +104,9 @@ export async function startSpannerEmulator(options: StartOptions = {}): Promise<
     'grpc.max_send_message_length': MAX_MESSAGE_BYTES,
   });
   const spanner = withRequestLimit(services.spanner, { ...sessionHandlers(state), ...queryHandlers(state) }, [
+    // Both carry a transaction's mutations (a mutation-only BeginTransaction its mutation key) and answer
+    // the service's commit-size error themselves (limits.ts).
+    'BeginTransaction',
     'Commit',
   ]);
   server.addService(spanner.service, spanner.handlers);
