@@ -4,6 +4,7 @@
  * value generator and the verifier's comparison, so both stay in step with the DDL.
  */
 import type { Dialect } from '../shared/domain/change-record';
+import { destinationPart } from '../shared/domain/table-rules';
 
 /** What a scalar column holds, independent of the dialect's type name. */
 export type ScalarKind =
@@ -174,7 +175,10 @@ export function demoSchema(dialect: Dialect, capture: CaptureType = 'NEW_ROW_AND
  * Products, which only a backfill fills, gets a replica only.
  */
 export function tablesConfig(schema: DemoSchema): Record<string, unknown> {
-  const explicit = schema.tables.filter((t) => t.history === null || t.replica === null);
+  // The rule names a table's targets `{table}` and `{table}_history`; any other naming is an explicit entry.
+  const ruled = (t: DemoTable) =>
+    t.replica === destinationPart(t.name) && t.history === `${destinationPart(t.name)}_history`;
+  const explicit = schema.tables.filter((t) => !ruled(t));
   return {
     '*': { replica: true, history: true },
     ...Object.fromEntries(
