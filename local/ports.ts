@@ -1,5 +1,5 @@
 /**
- * Ports of the local stack: free ones picked by the OS, and a check that the fixed ones a user asked for
+ * Ports of the local stack: free ones picked at random below the ephemeral range, and a check that the fixed ones a user asked for
  * are free before anything starts, so a busy port is reported by name instead of as a process that died.
  */
 import { createServer } from 'node:net';
@@ -29,8 +29,23 @@ function probe(port: number): Promise<number> {
   });
 }
 
-/** A port no one listens on right now. */
-export function freePort(): Promise<number> {
+/**
+ * Below Linux's default ephemeral range (32768–60999): a port picked there is not handed out as the source
+ * port of an outgoing connection between the pick and the function process binding it — with the OS's own
+ * pick (port 0) a busy machine's gRPC clients took it in that gap now and then.
+ */
+const PICK_RANGE = { from: 20_000, to: 32_767 } as const;
+
+/** A port no one listens on right now, outside the ephemeral range when one is free there. */
+export async function freePort(): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = PICK_RANGE.from + Math.floor(Math.random() * (PICK_RANGE.to - PICK_RANGE.from + 1));
+    try {
+      return await probe(port);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+    }
+  }
   return probe(0);
 }
 
