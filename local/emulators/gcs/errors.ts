@@ -23,6 +23,8 @@ const REASONS: Record<number, string> = {
 /** An error answered to the client with the JSON API error body. */
 export class GcsError extends Error {
   readonly reason: string;
+  /** Answered as a plain-text body, as the service answers some upload errors (not JSON). */
+  plainText = false;
   constructor(
     readonly status: number,
     message: string,

@@ -1,59 +1,19 @@
 /**
- * JSON API handlers for buckets and objects (everything except uploads). Each one is a plain function of the
+ * JSON API handlers for objects (except uploads and media downloads). Each one is a plain function of the
  * request context; the router maps paths and methods onto them.
  */
-import { GcsError, invalid } from './errors';
+import { download } from './download';
+import { invalid } from './errors';
 import { generationParam, json, jsonBody, param, type Reply, type RouteContext } from './http';
 import { listPage, parseListQuery } from './list';
 import { parseMetadata } from './metadata';
-import { etagOf, objectResource } from './objects';
+import { objectResource } from './objects';
 import { parsePreconditions } from './preconditions';
-import type { BucketState } from './store';
-
-function bucketResource(b: BucketState): Record<string, unknown> {
-  const created = new Date(Number(b.timeCreated / 1_000_000n)).toISOString();
-  return {
-    kind: 'storage#bucket',
-    id: b.name,
-    name: b.name,
-    projectNumber: '0',
-    metageneration: '1',
-    location: 'US',
-    locationType: 'multi-region',
-    storageClass: 'STANDARD',
-    etag: 'CAE=',
-    timeCreated: created,
-    updated: created,
-  };
-}
-
-/** `POST /b?project=`. */
-export function insertBucket(ctx: RouteContext): Reply {
-  const body = jsonBody(ctx);
-  const name = typeof body === 'object' && body !== null && 'name' in body ? body.name : undefined;
-  if (typeof name !== 'string') throw invalid('Required bucket name is missing.');
-  return json(bucketResource(ctx.store.createBucket(name)));
-}
-
-/** `GET /b?project=`. */
-export function listBuckets(ctx: RouteContext): Reply {
-  return json({ kind: 'storage#buckets', items: ctx.store.listBuckets().map(bucketResource) });
-}
-
-/** `GET /b/{bucket}` (and PATCH, which the emulator accepts without changing anything). */
-export function getBucket(ctx: RouteContext): Reply {
-  return json(bucketResource(ctx.store.bucket(param(ctx, 0))));
-}
-
-/** `DELETE /b/{bucket}`. */
-export function deleteBucket(ctx: RouteContext): Reply {
-  ctx.store.deleteBucket(param(ctx, 0));
-  return { status: 204 };
-}
 
 /** `GET /b/{bucket}/o`. */
 export function listObjects(ctx: RouteContext): Reply {
-  const page = listPage(ctx.store.listObjects(param(ctx, 0)), parseListQuery(ctx.url.searchParams));
+  const q = parseListQuery(ctx.url.searchParams);
+  const page = listPage(ctx.store.listObjects(param(ctx, 0), q.versions === 'true'), q);
   const out: Record<string, unknown> = {
     kind: 'storage#objects',
     items: page.items.map((o) => objectResource(o, ctx.base)),
@@ -71,32 +31,6 @@ export function getObject(ctx: RouteContext): Reply {
   return json(objectResource(o, ctx.base));
 }
 
-/** Media download, with the hash and generation headers the client validates against. */
-export function download(ctx: RouteContext): Reply {
-  const pre = parsePreconditions(ctx.url.searchParams);
-  const o = ctx.store.getObject(param(ctx, 0), param(ctx, 1), pre, generationParam(ctx.url));
-  const headers: Record<string, string> = {
-    'content-type': o.contentType ?? 'application/octet-stream',
-    'x-goog-hash': `crc32c=${o.crc32c},md5=${o.md5Hash}`,
-    'x-goog-generation': o.generation.toString(),
-    'x-goog-metageneration': o.metageneration.toString(),
-    'x-goog-stored-content-encoding': o.contentEncoding ?? 'identity',
-    'x-goog-stored-content-length': String(o.data.length),
-    'accept-ranges': 'bytes',
-    etag: etagOf(o),
-    'last-modified': new Date(Number(o.updated / 1_000_000n)).toUTCString(),
-  };
-  const range = /^bytes=(\d*)-(\d*)$/.exec(ctx.req.headers.range ?? '');
-  if (!range || (range[1] === '' && range[2] === '')) return { status: 200, headers, body: o.data };
-  const size = o.data.length;
-  const start = range[1] === '' ? Math.max(0, size - Number(range[2])) : Number(range[1]);
-  const end = range[1] === '' || range[2] === '' ? size - 1 : Math.min(Number(range[2]), size - 1);
-  if (start >= size)
-    throw new GcsError(416, 'The requested range cannot be satisfied.', 'requestedRangeNotSatisfiable');
-  headers['content-range'] = `bytes ${start}-${end}/${size}`;
-  return { status: 206, headers, body: o.data.subarray(start, end + 1) };
-}
-
 /** `PATCH` (merge) or `PUT` (replace) of object metadata. */
 export function patchObject(ctx: RouteContext): Reply {
   const pre = parsePreconditions(ctx.url.searchParams);
@@ -107,7 +41,8 @@ export function patchObject(ctx: RouteContext): Reply {
 
 /** `DELETE /b/{bucket}/o/{object}`. */
 export function deleteObject(ctx: RouteContext): Reply {
-  ctx.store.deleteObject(param(ctx, 0), param(ctx, 1), parsePreconditions(ctx.url.searchParams));
+  const pre = parsePreconditions(ctx.url.searchParams);
+  ctx.store.deleteObject(param(ctx, 0), param(ctx, 1), pre, generationParam(ctx.url));
   return { status: 204 };
 }
 

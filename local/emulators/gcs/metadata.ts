@@ -19,6 +19,9 @@ const schema = z
     cacheControl: text,
     customTime: z.iso.datetime({ offset: true }).nullish(),
     metadata: custom,
+    /** Hashes a client sends with an upload, checked against the data (base64). */
+    crc32c: z.string().optional(),
+    md5Hash: z.string().optional(),
   })
   .loose();
 
@@ -58,5 +61,23 @@ export function applyPatch(base: WritableMetadata, patch: MetadataPatch, replace
     }
     out.metadata = merged;
   }
+  checkCustomMetadata(out.metadata);
   return out;
+}
+
+/** The service's custom-metadata limits: 1 KiB per key, 4 KiB per value, 8 KiB in all (UTF-8 bytes). */
+export function checkCustomMetadata(metadata: Record<string, string> | undefined): void {
+  let total = 0;
+  for (const [key, value] of Object.entries(metadata ?? {})) {
+    const [k, v] = [Buffer.byteLength(key), Buffer.byteLength(value)];
+    if (k > 1024)
+      throw invalid(
+        `Custom metadata key ${JSON.stringify(key.slice(0, 40))}… is ${k} bytes; the limit is 1024.`,
+      );
+    if (v > 4096)
+      throw invalid(`Custom metadata value of ${JSON.stringify(key)} is ${v} bytes; the limit is 4096.`);
+    total += k + v;
+  }
+  if (total > 8192)
+    throw invalid(`Custom metadata is ${total} bytes in all (keys and values); the limit is 8192.`);
 }

@@ -30,6 +30,8 @@ export interface StoredObject extends WritableMetadata {
   /** Nanoseconds since the epoch (bigint, like every timestamp in the project). */
   timeCreated: bigint;
   updated: bigint;
+  /** When a noncurrent version stopped being live (versioned buckets). */
+  timeDeleted?: bigint;
 }
 
 /** base64 of the big-endian CRC32C (Castagnoli) of `data`, as GCS reports it. */
@@ -81,6 +83,7 @@ export function objectResource(o: StoredObject, base: string): Record<string, un
     if (o[key] !== undefined) resource[key] = o[key];
   }
   if (o.metadata && Object.keys(o.metadata).length > 0) resource['metadata'] = { ...o.metadata };
+  if (o.timeDeleted !== undefined) resource['timeDeleted'] = rfc3339(o.timeDeleted);
   return resource;
 }
 

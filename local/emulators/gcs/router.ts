@@ -4,6 +4,8 @@
  * base URL); uploads live under `/upload/storage/v1`. Each route has a fault-injection key named after the
  * API method (`objects.insert`, `objects.get`, ...; media downloads are `objects.download`).
  */
+import * as b from './buckets';
+import { download } from './download';
 import * as h from './handlers';
 import type { Reply, RouteContext } from './http';
 import type { UploadSessions } from './uploads';
@@ -23,12 +25,13 @@ function table(uploads: UploadSessions): Table {
   return [
     ['POST', /^\/upload\/storage\/v1\/b\/([^/]+)\/o$/, 'objects.insert', (c) => uploads.start(c)],
     ['PUT', /^\/upload\/storage\/v1\/b\/([^/]+)\/o$/, 'objects.insert', (c) => uploads.put(c)],
-    ['GET', /^\/download\/storage\/v1\/b\/([^/]+)\/o\/(.+)$/, 'objects.download', h.download],
-    ['GET', /^\/b$/, 'buckets.list', h.listBuckets],
-    ['POST', /^\/b$/, 'buckets.insert', h.insertBucket],
-    ['GET', /^\/b\/([^/]+)$/, 'buckets.get', h.getBucket],
-    ['PATCH', /^\/b\/([^/]+)$/, 'buckets.patch', h.getBucket],
-    ['DELETE', /^\/b\/([^/]+)$/, 'buckets.delete', h.deleteBucket],
+    ['GET', /^\/download\/storage\/v1\/b\/([^/]+)\/o\/(.+)$/, 'objects.download', download],
+    ['GET', /^\/b$/, 'buckets.list', b.listBuckets],
+    ['POST', /^\/b$/, 'buckets.insert', b.insertBucket],
+    ['GET', /^\/b\/([^/]+)$/, 'buckets.get', b.getBucket],
+    ['PATCH', /^\/b\/([^/]+)$/, 'buckets.patch', b.patchBucket],
+    ['PUT', /^\/b\/([^/]+)$/, 'buckets.update', b.patchBucket],
+    ['DELETE', /^\/b\/([^/]+)$/, 'buckets.delete', b.deleteBucket],
     ['GET', /^\/b\/([^/]+)\/o$/, 'objects.list', h.listObjects],
     ['POST', new RegExp(`^${OBJECT}/copyTo${OBJECT}$`), 'objects.copy', h.copyObject],
     ['POST', new RegExp(`^${OBJECT}/rewriteTo${OBJECT}$`), 'objects.rewrite', h.copyObject],

@@ -5,6 +5,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { type FaultInjector, sleep } from '../common/faults';
 import { errorMessage, type LoopbackServer, listenOnLoopback } from '../common/json-http';
 import { GcsError } from './errors';
+import { parseFields, selectFields } from './fields';
 import { type Reply, readBody } from './http';
 import { router } from './router';
 import type { GcsStore } from './store';
@@ -13,11 +14,12 @@ import { UploadSessions } from './uploads';
 /** A listening server. */
 export type GcsHttpServer = LoopbackServer;
 
-function send(res: ServerResponse, reply: Reply, head: boolean): void {
+function send(res: ServerResponse, reply: Reply, head: boolean, fields?: string | null): void {
   const headers: Record<string, string> = { ...(reply.headers ?? {}) };
   let payload: Buffer | undefined = reply.body;
   if (reply.json !== undefined) {
-    payload = Buffer.from(JSON.stringify(reply.json));
+    const ok = reply.status < 300 && fields;
+    payload = Buffer.from(JSON.stringify(ok ? selectFields(reply.json, parseFields(fields)) : reply.json));
     headers['content-type'] = 'application/json; charset=UTF-8';
   }
   if (payload) headers['content-length'] = String(payload.length);
@@ -27,6 +29,12 @@ function send(res: ServerResponse, reply: Reply, head: boolean): void {
 
 function errorReply(err: unknown): Reply {
   const e = err instanceof GcsError ? err : new GcsError(500, errorMessage(err));
+  if (e.plainText)
+    return {
+      status: e.status,
+      headers: { 'content-type': 'text/plain; charset=UTF-8' },
+      body: Buffer.from(e.message),
+    };
   return { status: e.status, json: e.body() };
 }
 
@@ -61,7 +69,11 @@ export async function startGcsHttp(
     if (fault && !failNow && fault.drop) return req.socket.destroy();
     if (fault && !failNow && fault.code)
       reply = errorReply(new GcsError(fault.code, fault.message ?? 'injected fault'));
-    send(res, reply, head);
+    try {
+      send(res, reply, head, url.searchParams.get('fields'));
+    } catch (err) {
+      send(res, errorReply(err), head);
+    }
   };
   const server: Server = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => send(res, errorReply(err), false));

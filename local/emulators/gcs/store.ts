@@ -1,20 +1,26 @@
 /**
- * In-memory buckets and objects with the JSON API's consistency rules: every mutation checks its
- * preconditions against the live version and applies atomically (the event loop is the lock); generations
- * are unique and strictly increasing microsecond timestamps; metageneration starts at 1 and counts metadata
- * updates. Only live versions are kept (no object versioning).
+ * Buckets and objects with the JSON API's consistency rules: every mutation checks its preconditions
+ * against the live version and applies atomically (the event loop is the lock); generations are unique and
+ * strictly increasing microsecond timestamps; metageneration starts at 1 and counts metadata updates. In a
+ * bucket with versioning enabled, an overwritten or deleted live version stays as a noncurrent version.
  */
+import { applyConfig, type BucketConfig } from './bucket-meta';
 import { bucketNotFound, GcsError, invalid, objectNotFound } from './errors';
 import type { MetadataPatch } from './metadata';
 import { applyPatch } from './metadata';
 import { crc32cOf, md5Of, type StoredObject } from './objects';
 import { checkPreconditions, type Preconditions } from './preconditions';
 
-/** A bucket and its live objects. */
+/** A bucket, its live objects and its noncurrent versions. */
 export interface BucketState {
   name: string;
   timeCreated: bigint;
+  updated: bigint;
+  metageneration: bigint;
+  config: BucketConfig;
   objects: Map<string, StoredObject>;
+  /** Noncurrent versions by name, oldest first (only when versioning was on). */
+  noncurrent: Map<string, StoredObject[]>;
 }
 
 /** Store behaviour switches. */
@@ -24,7 +30,15 @@ export interface StoreOptions {
    * `rateLimitExceeded` (production allows about one write per second per object). 0 disables.
    */
   minWriteIntervalMs?: number;
+  /** Called after every change (persistence). */
+  onChange?: (change: StoreChange) => void;
 }
+
+/** What changed, for persistence. */
+export type StoreChange =
+  | { kind: 'bucket'; bucket: string }
+  | { kind: 'bucketDeleted'; bucket: string }
+  | { kind: 'object'; bucket: string; name: string };
 
 const BUCKET_NAME = /^[a-z0-9][a-z0-9._-]{1,61}[a-z0-9]$/;
 
@@ -32,16 +46,28 @@ function nowNanos(): bigint {
   return BigInt(Date.now()) * 1_000_000n;
 }
 
+function iso(ns: bigint): string {
+  return new Date(Number(ns / 1_000_000n)).toISOString();
+}
+
+function versioned(b: BucketState): boolean {
+  return (b.config['versioning'] as { enabled?: boolean } | undefined)?.enabled === true;
+}
+
 /** The emulator's state. */
 export class GcsStore {
-  private readonly buckets = new Map<string, BucketState>();
+  readonly buckets = new Map<string, BucketState>();
   private readonly lastWriteMs = new Map<string, number>();
   private lastGeneration = 0n;
 
   constructor(public options: StoreOptions = {}) {}
 
+  private changed(change: StoreChange): void {
+    this.options.onChange?.(change);
+  }
+
   /** Creates a bucket; 409 when the name is taken. */
-  createBucket(name: string): BucketState {
+  createBucket(name: string, config: BucketConfig = {}): BucketState {
     if (!BUCKET_NAME.test(name)) throw invalid(`Invalid bucket name: '${name}'`);
     if (this.buckets.has(name)) {
       throw new GcsError(
@@ -49,8 +75,18 @@ export class GcsStore {
         'Your previous request to create the named bucket succeeded and you already own it.',
       );
     }
-    const bucket: BucketState = { name, timeCreated: nowNanos(), objects: new Map() };
+    const now = nowNanos();
+    const bucket: BucketState = {
+      name,
+      timeCreated: now,
+      updated: now,
+      metageneration: 1n,
+      config: applyConfig({}, config, true, iso(now)),
+      objects: new Map(),
+      noncurrent: new Map(),
+    };
     this.buckets.set(name, bucket);
+    this.changed({ kind: 'bucket', bucket: name });
     return bucket;
   }
 
@@ -66,22 +102,42 @@ export class GcsStore {
     return [...this.buckets.values()].sort((a, b) => (a.name < b.name ? -1 : 1));
   }
 
-  /** Deletes an empty bucket; 409 when it still holds objects. */
+  /** PATCH (merge) or PUT (replace) of a bucket's configuration; bumps metageneration. */
+  patchBucket(name: string, change: BucketConfig, replace: boolean, pre: Preconditions = {}): BucketState {
+    const b = this.bucket(name);
+    checkPreconditions(
+      { generation: 1n, metageneration: b.metageneration },
+      { ...pre, ifGenerationMatch: undefined, ifGenerationNotMatch: undefined },
+    );
+    const now = nowNanos();
+    b.config = applyConfig(b.config, change, replace, iso(now));
+    b.metageneration += 1n;
+    b.updated = now;
+    this.changed({ kind: 'bucket', bucket: name });
+    return b;
+  }
+
+  /** Deletes an empty bucket; 409 when it still holds objects (noncurrent versions count). */
   deleteBucket(name: string): void {
-    if (this.bucket(name).objects.size > 0) {
+    const b = this.bucket(name);
+    if (b.objects.size > 0 || b.noncurrent.size > 0) {
       throw new GcsError(409, 'The bucket you tried to delete is not empty.');
     }
     this.buckets.delete(name);
+    this.changed({ kind: 'bucketDeleted', bucket: name });
   }
 
-  /** The live object, checked against `pre` (and `generation` when given); 404 when absent. */
+  /** An object version: the live one, or the given generation (live or noncurrent), checked against `pre`. */
   getObject(bucket: string, name: string, pre: Preconditions = {}, generation?: bigint): StoredObject {
-    const current = this.bucket(bucket).objects.get(name);
-    if (!current || (generation !== undefined && generation !== current.generation)) {
-      throw objectNotFound(bucket, name);
-    }
-    checkPreconditions(current, pre);
-    return current;
+    const b = this.bucket(bucket);
+    const live = b.objects.get(name);
+    const found =
+      generation === undefined || live?.generation === generation
+        ? live
+        : b.noncurrent.get(name)?.find((o) => o.generation === generation);
+    if (!found) throw objectNotFound(bucket, name);
+    checkPreconditions(found, pre);
+    return found;
   }
 
   /** Writes a new generation of an object (upload, copy, compose). */
@@ -93,8 +149,8 @@ export class GcsStore {
     pre: Preconditions,
   ): StoredObject {
     if (!name) throw invalid('Required object name is missing.');
-    const objects = this.bucket(bucket).objects;
-    const current = objects.get(name);
+    const b = this.bucket(bucket);
+    const current = b.objects.get(name);
     checkPreconditions(current, pre);
     this.admitWrite(bucket, name);
     const now = nowNanos();
@@ -110,11 +166,21 @@ export class GcsStore {
       timeCreated: now,
       updated: now,
     };
-    objects.set(name, stored);
+    if (current) this.retire(b, current, now);
+    b.objects.set(name, stored);
+    this.changed({ kind: 'object', bucket, name });
     return stored;
   }
 
-  /** Changes metadata (PATCH, or PUT with `replace`); bumps metageneration. */
+  /** Keeps a replaced or deleted live version as noncurrent when the bucket is versioned. */
+  private retire(b: BucketState, o: StoredObject, now: bigint): void {
+    if (!versioned(b)) return;
+    const list = b.noncurrent.get(o.name) ?? [];
+    list.push({ ...o, timeDeleted: now });
+    b.noncurrent.set(o.name, list);
+  }
+
+  /** Changes metadata (PATCH, or PUT with `replace`) of the live version; bumps metageneration. */
   patchObject(bucket: string, name: string, patch: MetadataPatch, pre: Preconditions, replace = false) {
     const current = this.getObject(bucket, name, pre);
     this.admitWrite(bucket, name);
@@ -130,21 +196,50 @@ export class GcsStore {
       updated: nowNanos(),
     };
     this.bucket(bucket).objects.set(name, next);
+    this.changed({ kind: 'object', bucket, name });
     return next;
   }
 
-  /** Deletes the live object; 404 when absent. */
-  deleteObject(bucket: string, name: string, pre: Preconditions): void {
-    this.getObject(bucket, name, pre);
+  /**
+   * Deletes the live object (kept as noncurrent in a versioned bucket), or with `generation` that version
+   * for good; 404 when absent.
+   */
+  deleteObject(bucket: string, name: string, pre: Preconditions, generation?: bigint): void {
+    const b = this.bucket(bucket);
+    const target = this.getObject(bucket, name, pre, generation);
     this.admitWrite(bucket, name);
-    this.bucket(bucket).objects.delete(name);
+    if (b.objects.get(name) === target) {
+      b.objects.delete(name);
+      if (generation === undefined) this.retire(b, target, nowNanos());
+    } else {
+      const rest = (b.noncurrent.get(name) ?? []).filter((o) => o !== target);
+      if (rest.length) b.noncurrent.set(name, rest);
+      else b.noncurrent.delete(name);
+    }
+    this.changed({ kind: 'object', bucket, name });
   }
 
-  /** Every live object of a bucket, sorted by name (the JSON API's listing order). */
-  listObjects(bucket: string): StoredObject[] {
-    return [...this.bucket(bucket).objects.values()].sort((a, b) =>
-      a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+  /** Objects of a bucket in name order (with `versions`, every generation, oldest first per name). */
+  listObjects(bucket: string, versions = false): StoredObject[] {
+    const b = this.bucket(bucket);
+    const all = [...b.objects.values()];
+    if (versions) for (const list of b.noncurrent.values()) all.push(...list);
+    return all.sort((x, y) =>
+      x.name < y.name
+        ? -1
+        : x.name > y.name
+          ? 1
+          : x.generation < y.generation
+            ? -1
+            : x.generation > y.generation
+              ? 1
+              : 0,
     );
+  }
+
+  /** Restores the generation counter after loading persisted state. */
+  noteGeneration(g: bigint): void {
+    if (g > this.lastGeneration) this.lastGeneration = g;
   }
 
   /** Unique, strictly increasing, microseconds since the epoch like production generations. */

@@ -8,7 +8,7 @@ import { GcsError, invalid } from './errors';
 import { json, jsonBody, param, type Reply, type RouteContext } from './http';
 import { type MetadataPatch, parseMetadata } from './metadata';
 import { boundaryOf, parseMultipart } from './multipart';
-import { objectResource } from './objects';
+import { crc32cOf, md5Of, objectResource } from './objects';
 import { type Preconditions, parsePreconditions } from './preconditions';
 
 interface Session {
@@ -64,8 +64,9 @@ export class UploadSessions {
     }
     const complete = range.total !== undefined ? range.total === session.received : range.lastUnknown;
     if (!complete) {
-      const headers: Record<string, string> =
-        session.received > 0 ? { range: `bytes=0-${session.received - 1}` } : {};
+      // The status answer has no body: `content-length: 0`, and `range` once some bytes are stored.
+      const headers: Record<string, string> = { 'content-length': '0' };
+      if (session.received > 0) headers.range = `bytes=0-${session.received - 1}`;
       return { status: 308, headers };
     }
     const reply = finish(
@@ -98,14 +99,45 @@ function parseContentRange(header: string | undefined): {
   };
 }
 
+/** The largest metadata part the service accepts in a multipart upload. */
+const MAX_METADATA_PART = 2 * 1024 * 1024;
+
 function multipartParts(ctx: RouteContext): [MetadataPatch, Buffer] {
   const parts = parseMultipart(ctx.body, boundaryOf(ctx.req.headers['content-type']));
   const [metaPart, mediaPart] = parts;
   if (!metaPart || !mediaPart) throw invalid('multipart upload needs a metadata part and a media part');
+  if (metaPart.body.length > MAX_METADATA_PART) {
+    const e = invalid('Metadata part is too large.');
+    e.plainText = true;
+    throw e;
+  }
   const meta = parseMetadata(JSON.parse(metaPart.body.toString('utf8')));
   if (!meta.contentType && mediaPart.headers['content-type'])
     meta.contentType = mediaPart.headers['content-type'];
   return [meta, mediaPart.body];
+}
+
+/** Hashes the client sent: in the metadata, or as `X-Goog-Hash: crc32c=…,md5=…` on the (last) request. */
+function sentHashes(ctx: RouteContext, meta: MetadataPatch): { crc32c?: string; md5?: string } {
+  const out: { crc32c?: string; md5?: string } = { crc32c: meta.crc32c, md5: meta.md5Hash };
+  for (const part of String(ctx.req.headers['x-goog-hash'] ?? '').split(',')) {
+    const at = part.indexOf('=');
+    const [k, v] = [part.slice(0, at).trim(), part.slice(at + 1).trim()];
+    if (k === 'crc32c') out.crc32c = v;
+    if (k === 'md5') out.md5 = v;
+  }
+  return out;
+}
+
+/** Refuses data whose hashes differ from the ones the client sent, as the service does (nothing is stored). */
+function checkHashes(ctx: RouteContext, meta: MetadataPatch, data: Buffer): void {
+  const sent = sentHashes(ctx, meta);
+  const crc = crc32cOf(data);
+  if (sent.crc32c !== undefined && sent.crc32c !== crc)
+    throw invalid(`Provided CRC32C "${sent.crc32c}" doesn't match calculated CRC32C "${crc}".`);
+  const md5 = md5Of(data);
+  if (sent.md5 !== undefined && sent.md5 !== md5)
+    throw invalid(`Provided MD5 hash "${sent.md5}" doesn't match calculated MD5 hash "${md5}".`);
 }
 
 function finish(
@@ -118,6 +150,7 @@ function finish(
 ): Reply {
   const name = sessionName ?? ctx.url.searchParams.get('name') ?? meta.name;
   if (!name) throw invalid('Required object name is missing.');
+  checkHashes(ctx, meta, data);
   const stored = ctx.store.insertObject(bucket, name, Buffer.from(data), meta, pre);
   return json(objectResource(stored, ctx.base));
 }
