@@ -27,6 +27,8 @@ export interface AppendRequest {
   offset?: { value?: string };
   protoRows?: { writerSchema?: { protoDescriptor?: unknown }; rows?: { serializedRows?: Uint8Array[] } };
   arrowRows?: unknown;
+  missingValueInterpretations?: Record<string, string>;
+  defaultMissingValueInterpretation?: string;
 }
 
 interface Connection {
@@ -109,7 +111,7 @@ async function handleOne(
     if (err.storageCode !== undefined) {
       metadata.set(
         'google.cloud.bigquery.storage.v1.storageerror-bin',
-        encodeStorageError(err.storageCode, err.entity, err.message),
+        encodeStorageError(err.storageCode, err.entity, err.storageMessage ?? err.message),
       );
     }
     end({ code: err.code, details: err.message, metadata });
@@ -152,7 +154,7 @@ function append(
   }
   if (serialized.length === 0) return inBand(Code.INVALID_ARGUMENT, 'Rows must be specified.', name);
   const updated = schemaNotice(conn, table);
-  const { rows, failures } = decodeRows(conn.schema!, table, serialized);
+  const { rows, failures } = decodeRows(conn.schema!, table, serialized, req);
   if (failures.length > 0) {
     const rowErrors = failures.map((f) => ({
       index: String(f.index),

@@ -6,6 +6,7 @@
 import * as protobuf from 'protobufjs';
 import * as descriptorExt from 'protobufjs/ext/descriptor';
 import type { Table } from './catalog';
+import { type MissingValues, missingValue } from './defaults';
 import { StorageErrorCode } from './protos';
 import { type Field, findField } from './schema';
 import { parseSequenceNumber } from './sequence';
@@ -83,15 +84,21 @@ export function checkWriterSchema(ws: WriterSchema, table: Table): void {
     (c) => c !== CHANGE_TYPE && c !== CHANGE_SEQUENCE_NUMBER && !findField(table.fields, c),
   );
   if (extra.length > 0) {
-    throw new WriteError(
+    const e = new WriteError(
       Code.INVALID_ARGUMENT,
       `Input schema has more fields than BigQuery schema, extra fields: '${extra.join(',')}'. Schema mismatch due to extra fields in user schema. Entity: ${table.path()}`,
       StorageErrorCode.SCHEMA_MISMATCH_EXTRA_FIELDS,
       table.path(),
     );
+    // The StorageError detail carries the short form the client's callers compare against.
+    e.storageMessage = 'Schema mismatch due to extra fields in user schema';
+    throw e;
   }
   const lower = new Set(names.map((n) => n.toLowerCase()));
-  const missing = table.fields.filter((f) => f.mode === 'REQUIRED' && !lower.has(f.name.toLowerCase()));
+  const missing = table.fields.filter(
+    (f) =>
+      f.mode === 'REQUIRED' && f.defaultValueExpression === undefined && !lower.has(f.name.toLowerCase()),
+  );
   if (missing.length > 0) {
     throw new WriteError(
       Code.INVALID_ARGUMENT,
@@ -105,12 +112,13 @@ export function decodeRows(
   ws: WriterSchema,
   table: Table,
   serialized: Uint8Array[],
+  mv: MissingValues = {},
 ): { rows: IncomingRow[]; failures: RowFailure[] } {
   const rows: IncomingRow[] = [];
   const failures: RowFailure[] = [];
   serialized.forEach((bytes, index) => {
     try {
-      rows.push(decodeRow(ws, table, bytes));
+      rows.push(decodeRow(ws, table, bytes, mv));
     } catch (err) {
       failures.push({ index, message: (err as Error).message });
     }
@@ -118,7 +126,7 @@ export function decodeRows(
   return { rows, failures };
 }
 
-function decodeRow(ws: WriterSchema, table: Table, bytes: Uint8Array): IncomingRow {
+function decodeRow(ws: WriterSchema, table: Table, bytes: Uint8Array, mv: MissingValues): IncomingRow {
   let obj: Record<string, unknown>;
   try {
     obj = ws.type.toObject(ws.type.decode(bytes), { longs: String, enums: String }) as Record<
@@ -138,14 +146,16 @@ function decodeRow(ws: WriterSchema, table: Table, bytes: Uint8Array): IncomingR
     if (column === CHANGE_TYPE) changeType = parseChangeType(value);
     else if (column === CHANGE_SEQUENCE_NUMBER) sequenceNumber = parseSequence(value);
   }
-  for (const field of table.fields) row[field.name] = columnValue(byColumn, field);
+  for (const field of table.fields) row[field.name] = columnValue(byColumn, field, mv);
   return { row, changeType, ...(sequenceNumber ? { sequenceNumber } : {}) };
 }
 
-function columnValue(byColumn: Map<string, unknown>, field: Field): Row[string] {
+function columnValue(byColumn: Map<string, unknown>, field: Field, mv: MissingValues): Row[string] {
   let raw: unknown;
-  for (const [column, value] of byColumn) if (column.toLowerCase() === field.name.toLowerCase()) raw = value;
-  const value = fromProtoValue(raw, field);
+  let present = false;
+  for (const [column, value] of byColumn)
+    if (column.toLowerCase() === field.name.toLowerCase()) [raw, present] = [value, true];
+  const value = present ? fromProtoValue(raw, field) : missingValue(field, mv);
   if (value === null && field.mode === 'REQUIRED') {
     throw new ValueError(`Required field ${field.name} is missing`);
   }

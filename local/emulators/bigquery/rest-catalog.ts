@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { ApiError, type Catalog, type Dataset, type Table, type TableRef } from './catalog';
+import { checkDefaults } from './defaults';
 import { runQuery } from './query';
 import { type Field, normalizeFields, restSchema, toRestFields } from './schema';
 
@@ -32,7 +33,9 @@ function extraMetadata(body: Record<string, unknown>): Record<string, unknown> {
 
 function parseFields(raw: unknown): Field[] {
   try {
-    return normalizeFields(restSchema.parse(raw ?? {}).fields);
+    const fields = normalizeFields(restSchema.parse(raw ?? {}).fields);
+    checkDefaults(fields);
+    return fields;
   } catch (err) {
     throw new ApiError(400, 'invalid', (err as Error).message);
   }
@@ -152,13 +155,17 @@ export function patchTable(table: Table, body: unknown): Record<string, unknown>
   if (record.schema !== undefined) {
     const next = parseFields(record.schema);
     checkSchemaEvolution(table.fields, next, '');
-    if (JSON.stringify(next) !== JSON.stringify(table.fields)) {
-      table.fields = next;
-      table.schemaVersion++;
-    }
+    const changed = JSON.stringify(shape(next)) !== JSON.stringify(shape(table.fields));
+    table.fields = next;
+    if (changed) table.schemaVersion++;
   }
   Object.assign(table.metadata, extraMetadata(record));
   return tableResource(table);
+}
+
+/** What a schema means for writers (names, types, modes), without how the client spelled it. */
+function shape(fields: Field[]): unknown {
+  return fields.map((f) => [f.name, f.type, f.mode, f.fields ? shape(f.fields) : null]);
 }
 
 function checkSchemaEvolution(before: Field[], after: Field[], prefix: string): void {

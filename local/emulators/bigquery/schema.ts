@@ -11,6 +11,16 @@ export interface Field {
   mode: 'NULLABLE' | 'REQUIRED' | 'REPEATED';
   fields?: Field[];
   description?: string;
+  /** True when the client gave the mode (BigQuery echoes a field as given: no `mode` when none was set). */
+  explicitMode?: boolean;
+  /** `defaultValueExpression`, evaluated for missing values (see defaults.ts). */
+  defaultValueExpression?: string;
+  /** RANGE's element type: DATE, DATETIME or TIMESTAMP. */
+  rangeElementType?: string;
+  /** 12 for picosecond TIMESTAMP columns (stored as RFC 3339 text with 12 fractional digits). */
+  timestampPrecision?: number;
+  /** Other TableFieldSchema properties (maxLength, precision, policyTags, …), kept and returned as given. */
+  extra?: Record<string, unknown>;
 }
 
 const ALIASES: Record<string, string> = {
@@ -38,6 +48,19 @@ export const SUPPORTED_TYPES = new Set([
   'GEOGRAPHY',
   'JSON',
   'STRUCT',
+  'RANGE',
+]);
+
+const RANGE_ELEMENTS = new Set(['DATE', 'DATETIME', 'TIMESTAMP']);
+const KNOWN_KEYS = new Set([
+  'name',
+  'type',
+  'mode',
+  'fields',
+  'description',
+  'defaultValueExpression',
+  'rangeElementType',
+  'timestampPrecision',
 ]);
 
 interface RawField {
@@ -46,16 +69,25 @@ interface RawField {
   mode?: string;
   fields?: RawField[];
   description?: string;
+  defaultValueExpression?: string;
+  rangeElementType?: { type?: string };
+  timestampPrecision?: string | number;
+  [key: string]: unknown;
 }
 
 const rawField: z.ZodType<RawField> = z.lazy(() =>
-  z.object({
-    name: z.string().min(1),
-    type: z.string().optional(),
-    mode: z.string().optional(),
-    fields: z.array(rawField).optional(),
-    description: z.string().optional(),
-  }),
+  z
+    .object({
+      name: z.string().min(1),
+      type: z.string().optional(),
+      mode: z.string().optional(),
+      fields: z.array(rawField).optional(),
+      description: z.string().optional(),
+      defaultValueExpression: z.string().optional(),
+      rangeElementType: z.object({ type: z.string().optional() }).loose().optional(),
+      timestampPrecision: z.union([z.string(), z.number()]).optional(),
+    })
+    .loose(),
 );
 
 /** Zod schema of a REST `TableSchema` body. */
@@ -71,8 +103,24 @@ export function normalizeFields(raw: RawField[]): Field[] {
     if (mode !== 'NULLABLE' && mode !== 'REQUIRED' && mode !== 'REPEATED')
       throw new Error(`Invalid mode for field ${f.name}: ${mode}`);
     const out: Field = { name: f.name, type, mode };
+    if (f.mode !== undefined) out.explicitMode = true;
     if (type === 'STRUCT') out.fields = normalizeFields(f.fields ?? []);
     if (f.description !== undefined) out.description = f.description;
+    if (f.defaultValueExpression !== undefined) out.defaultValueExpression = f.defaultValueExpression;
+    if (type === 'RANGE') {
+      const el = f.rangeElementType?.type?.toUpperCase();
+      if (!el || !RANGE_ELEMENTS.has(el))
+        throw new Error(`Field ${f.name} of type RANGE needs rangeElementType DATE, DATETIME or TIMESTAMP`);
+      out.rangeElementType = el;
+    }
+    if (f.timestampPrecision !== undefined) {
+      const p = Number(f.timestampPrecision);
+      if (type !== 'TIMESTAMP' || (p !== 6 && p !== 12))
+        throw new Error(`Field ${f.name}: timestampPrecision must be 6 or 12 on a TIMESTAMP column`);
+      out.timestampPrecision = p;
+    }
+    const extra = Object.fromEntries(Object.entries(f).filter(([k]) => !KNOWN_KEYS.has(k)));
+    if (Object.keys(extra).length > 0) out.extra = extra;
     return out;
   });
 }
@@ -89,9 +137,13 @@ export function toRestFields(fields: Field[]): Record<string, unknown>[] {
   return fields.map((f) => ({
     name: f.name,
     type: LEGACY[f.type] ?? f.type,
-    mode: f.mode,
+    ...(f.explicitMode ? { mode: f.mode } : {}),
     ...(f.fields ? { fields: toRestFields(f.fields) } : {}),
     ...(f.description !== undefined ? { description: f.description } : {}),
+    ...(f.defaultValueExpression !== undefined ? { defaultValueExpression: f.defaultValueExpression } : {}),
+    ...(f.rangeElementType ? { rangeElementType: { type: f.rangeElementType } } : {}),
+    ...(f.timestampPrecision !== undefined ? { timestampPrecision: String(f.timestampPrecision) } : {}),
+    ...(f.extra ?? {}),
   }));
 }
 
@@ -105,6 +157,11 @@ export function toStorageFields(fields: Field[]): Record<string, unknown>[] {
     mode: f.mode,
     fields: f.fields ? toStorageFields(f.fields) : [],
     description: f.description ?? '',
+    defaultValueExpression: f.defaultValueExpression ?? '',
+    ...(f.rangeElementType ? { rangeElementType: { type: f.rangeElementType } } : {}),
+    ...(f.timestampPrecision !== undefined
+      ? { timestampPrecision: { value: String(f.timestampPrecision) } }
+      : {}),
   }));
 }
 

@@ -46,7 +46,12 @@ function scalar(value: unknown, field: Field): Value {
       if (value instanceof Uint8Array) return Buffer.from(value);
       break;
     case 'TIMESTAMP':
-      return timestampMicros(value, field.name);
+      return field.timestampPrecision === 12
+        ? timestampPicos(value, field.name)
+        : timestampMicros(value, field.name);
+    case 'RANGE':
+      if (typeof value === 'object') return rangeValue(value as Record<string, unknown>, field);
+      break;
     case 'DATE':
       return dateValue(value, field.name);
     case 'NUMERIC':
@@ -75,6 +80,31 @@ function timestampMicros(value: unknown, name: string): bigint {
     }
   }
   throw new ValueError(`Invalid TIMESTAMP value for field ${name}: ${String(value)}`);
+}
+
+const PICOS = /^(\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2})(?:\.(\d{1,12}))?([Zz]|[+-]\d{2}:\d{2})$/;
+
+/** A picosecond TIMESTAMP: canonical RFC 3339 text in UTC with twelve fractional digits. */
+function timestampPicos(value: unknown, name: string): string {
+  if (typeof value === 'number' || (typeof value === 'string' && INT.test(value)))
+    return `${formatTimestamp(fromNanos(BigInt(value) * 1000n)).slice(0, -1)}000Z`;
+  const m = typeof value === 'string' ? PICOS.exec(value) : null;
+  if (m) {
+    const frac = (m[2] ?? '').padEnd(12, '0');
+    try {
+      const ns = parseTimestamp(`${m[1]}.${frac.slice(0, 9)}${m[3]}`);
+      return `${formatTimestamp(ns).slice(0, -1)}${frac.slice(9)}Z`;
+    } catch {
+      // falls through to the error below
+    }
+  }
+  throw new ValueError(`Invalid TIMESTAMP value for field ${name}: ${String(value)}`);
+}
+
+/** A RANGE value: `{start, end}` of its element type, either bound NULL for UNBOUNDED. */
+function rangeValue(value: Record<string, unknown>, field: Field): Row {
+  const element: Field = { name: field.name, type: field.rangeElementType ?? 'DATE', mode: 'NULLABLE' };
+  return { start: fromProtoValue(value.start, element), end: fromProtoValue(value.end, element) };
 }
 
 function dateValue(value: unknown, name: string): string {
@@ -119,6 +149,13 @@ function restScalar(value: Value, field: Field, ts: TimestampFormat): unknown {
   if (value === null) return null;
   if (Buffer.isBuffer(value)) return value.toString('base64');
   if (field.type === 'TIMESTAMP' && typeof value === 'bigint') return formatMicros(value, ts);
+  if (field.type === 'TIMESTAMP' && typeof value === 'string') return formatPicos(value, ts);
+  if (field.type === 'RANGE' && typeof value === 'object' && !Array.isArray(value)) {
+    const r = value as Row;
+    const el: Field = { name: field.name, type: field.rangeElementType ?? 'DATE', mode: 'NULLABLE' };
+    const bound = (v: Value) => (v === null ? 'UNBOUNDED' : String(restScalar(v, el, ts)));
+    return `[${bound(r.start ?? null)}, ${bound(r.end ?? null)})`;
+  }
   if (field.type === 'STRUCT' && typeof value === 'object' && !Array.isArray(value)) {
     const row = value as Row;
     return { f: (field.fields ?? []).map((sub) => ({ v: toRestValue(row[sub.name] ?? null, sub, ts) })) };
@@ -131,6 +168,12 @@ function floatText(n: number): string {
   if (Number.isNaN(n)) return 'NaN';
   if (!Number.isFinite(n)) return n > 0 ? 'Infinity' : '-Infinity';
   return String(n);
+}
+
+/** A picosecond TIMESTAMP cell: the stored text for ISO 8601, otherwise its microseconds. */
+function formatPicos(text: string, ts: TimestampFormat): string {
+  if (ts === 'ISO8601') return text;
+  return formatMicros(parseTimestamp(`${text.slice(0, -4)}Z`) / 1000n, ts);
 }
 
 function formatMicros(micros: bigint, ts: TimestampFormat): string {

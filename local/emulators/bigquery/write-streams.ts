@@ -30,6 +30,8 @@ export interface WriteStreamState {
 
 /** A gRPC-level failure: code, message and an optional StorageError for the trailer. */
 export class WriteError extends Error {
+  /** The StorageError's own message, when it differs from the status message. */
+  storageMessage?: string;
   constructor(
     readonly code: number,
     message: string,

@@ -17,6 +17,7 @@ export type ProbeStep =
   | { op: 'setMetadata'; dataset: string; table: string; metadata: Record<string, unknown> }
   | { op: 'getRows'; dataset: string; table: string; options?: Record<string, unknown> }
   | { op: 'getTables'; dataset: string }
+  | { op: 'tabledata'; dataset: string; table: string; qs: Record<string, unknown> }
   | { op: 'query'; query: string; params?: Record<string, unknown> };
 
 /** One outcome: the value returned, or the error's code, message and reasons. */
@@ -47,6 +48,15 @@ async function run(bq: BigQuery, step: ProbeStep): Promise<unknown> {
       )[0];
     case 'getTables':
       return (await bq.dataset(step.dataset).getTables())[0].map((t) => t.id);
+    case 'tabledata': {
+      // The raw tabledata.list answer (the client's own request), e.g. with picosecond format options.
+      const table = bq.dataset(step.dataset).table(step.table);
+      return new Promise((resolve, reject) =>
+        table.request({ uri: '/data', qs: step.qs }, (err: Error | null, resp?: unknown) =>
+          err ? reject(err) : resolve(resp),
+        ),
+      );
+    }
     case 'query':
       return (await bq.query({ query: step.query, ...(step.params ? { params: step.params } : {}) }))[0];
   }
