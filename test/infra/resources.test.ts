@@ -115,8 +115,8 @@ test('the resource set: how many of each type the default deployment creates', (
     'gcp:cloudscheduler/job:Job': 1,
     'gcp:cloudtasks/queue:Queue': 2,
     'gcp:cloudtasks/queueIamMember:QueueIamMember': 4,
-    'gcp:logging/metric:Metric': 15,
-    'gcp:monitoring/alertPolicy:AlertPolicy': 5,
+    'gcp:logging/metric:Metric': 19,
+    'gcp:monitoring/alertPolicy:AlertPolicy': 9,
     'gcp:monitoring/dashboard:Dashboard': 1,
     'gcp:serviceaccount/account:Account': 6,
     'gcp:serviceaccount/iAMMember:IAMMember': 3,
@@ -203,7 +203,7 @@ test('the dataset is created, tables are left to the pipeline, no demo database 
   expect(only('gcp:spanner/database:Database')).toEqual([]);
 });
 
-test("log-based metrics (the writer's per-request figures too), seven alert policies and a dashboard", () => {
+test("log-based metrics (the writer's per-request figures too), nine alert policies and a dashboard", () => {
   const metrics = only('gcp:logging/metric:Metric').map((m) => m.inputs.name);
   const writer = [
     'mutations',
@@ -280,7 +280,7 @@ test("log-based metrics (the writer's per-request figures too), seven alert poli
   const dash = JSON.parse(
     String(one('gcp:monitoring/dashboard:Dashboard', 'dashboard').inputs.dashboardJson),
   );
-  expect(dash.mosaicLayout.tiles).toHaveLength(17);
+  expect(dash.mosaicLayout.tiles).toHaveLength(19);
 });
 
 test('stack outputs name the URLs, the backfill endpoint, the status URL, bucket and queues', async () => {
