@@ -8,7 +8,7 @@ import { loadPackageDefinition, type ServiceDefinition } from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
 
 /** The installed root folder of package `name`, found from its resolved entry point. */
-function packageRoot(name: string): string {
+export function packageRoot(name: string): string {
   const entry = require.resolve(name);
   const marker = `${sep}node_modules${sep}${name.split('/').join(sep)}${sep}`;
   const at = entry.lastIndexOf(marker);

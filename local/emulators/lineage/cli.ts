@@ -1,0 +1,17 @@
+/** `npm run emulator -- lineage [--port 9040] [--admin-port 9041]`. */
+import { type EmulatorCli, intFlag } from '../cli';
+import { startLineageEmulator } from './emulator';
+
+/** Entry point used by `local/emulators/cli.ts`. */
+export const cli: EmulatorCli = {
+  async start(options) {
+    const emulator = await startLineageEmulator({
+      port: intFlag(options['port'], 0),
+      adminPort: intFlag(options['adminPort'], 0),
+    });
+    return {
+      addresses: { grpc: emulator.address, admin: emulator.adminUrl ?? '' },
+      stop: () => emulator.stop(),
+    };
+  },
+};

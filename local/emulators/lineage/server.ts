@@ -1,0 +1,145 @@
+/**
+ * The Lineage emulator's gRPC server and method table: `ProcessOpenLineageRunEvent`, the listings
+ * (`ListProcesses`, `ListRuns`, `ListLineageEvents`), `SearchLinks` and the single-resource reads. Fault
+ * rules (keyed by method name) apply before a handler runs; a `drop` answers UNAVAILABLE, as a lost
+ * connection looks to the client.
+ */
+import {
+  Server,
+  ServerCredentials,
+  type ServerUnaryCall,
+  type ServiceError,
+  type sendUnaryData,
+  status,
+  type UntypedServiceImplementation,
+} from '@grpc/grpc-js';
+import type { Struct } from '../../../shared/domain/lineage/struct';
+import { type FaultInjector, sleep } from '../common/faults';
+import { lineageService } from './proto';
+import { LineageError, type LineageState, type StoredLink } from './state';
+
+type Req = Record<string, unknown>;
+type Handler = (req: Req) => unknown;
+
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+/** Offset paging; the token is the offset, opaque to clients. */
+function page<T>(items: T[], req: Req): { items: T[]; nextPageToken: string } {
+  const size = Math.min(Number(req.pageSize) || 100, 1000);
+  const start = req.pageToken ? Number(Buffer.from(str(req.pageToken), 'base64url').toString()) : 0;
+  if (!Number.isInteger(start) || start < 0)
+    throw new LineageError(status.INVALID_ARGUMENT, 'Invalid page token');
+  const end = start + size;
+  return {
+    items: items.slice(start, end),
+    nextPageToken: end < items.length ? Buffer.from(String(end)).toString('base64url') : '',
+  };
+}
+
+function found<T>(value: T | undefined, name: string): T {
+  if (value === undefined) throw new LineageError(status.NOT_FOUND, `${name} not found`);
+  return value;
+}
+
+function matches(link: StoredLink, req: Req): boolean {
+  const ref = (req.source ?? req.target) as { fullyQualifiedName?: string } | undefined;
+  if (!ref?.fullyQualifiedName)
+    throw new LineageError(status.INVALID_ARGUMENT, 'one of source or target is required');
+  const side = req.source ? link.source : link.target;
+  return side.fullyQualifiedName === ref.fullyQualifiedName;
+}
+
+/** The method table over the state. */
+export function lineageHandlers(state: LineageState): Record<string, Handler> {
+  const under = (parent: string) => (name: string) => name.startsWith(`${parent}/`);
+  return {
+    ProcessOpenLineageRunEvent: (req) =>
+      state.process(str(req.parent), req.openLineage as Struct | undefined, str(req.requestId) || undefined),
+    ListProcesses: (req) => {
+      const p = page(
+        [...state.processes.values()].filter((x) => under(str(req.parent))(x.name)),
+        req,
+      );
+      return { processes: p.items, nextPageToken: p.nextPageToken };
+    },
+    GetProcess: (req) => found(state.processes.get(str(req.name)), str(req.name)),
+    ListRuns: (req) => {
+      const p = page(
+        [...state.runs.values()].filter((x) => under(str(req.parent))(x.name)),
+        req,
+      );
+      return { runs: p.items, nextPageToken: p.nextPageToken };
+    },
+    GetRun: (req) => found(state.runs.get(str(req.name)), str(req.name)),
+    ListLineageEvents: (req) => {
+      const p = page(
+        state.events.filter((e) => e.run === str(req.parent)).map(({ run: _r, ...e }) => e),
+        req,
+      );
+      return { lineageEvents: p.items, nextPageToken: p.nextPageToken };
+    },
+    SearchLinks: (req) => {
+      const parent = str(req.parent);
+      const links = state.events
+        .filter((e) => e.name.startsWith(`${parent}/`))
+        .flatMap((e) => e.links.map((l, i) => ({ link: l, name: `${e.name}/links/${i}`, at: e.startTime })))
+        .filter((x) => matches(x.link, req))
+        .map((x) => ({ name: x.name, source: x.link.source, target: x.link.target, startTime: x.at }));
+      const p = page(links, req);
+      return { links: p.items, nextPageToken: p.nextPageToken };
+    },
+  };
+}
+
+function serviceError(code: number, message: string): Partial<ServiceError> {
+  return { code, details: message, message };
+}
+
+function wrap(method: string, handler: Handler, faults: FaultInjector) {
+  return (call: ServerUnaryCall<Req, unknown>, callback: sendUnaryData<unknown>) => {
+    const run = async () => {
+      const fault = faults.take(method);
+      if (fault?.delayMs) await sleep(fault.delayMs);
+      if (fault?.drop) return callback(serviceError(status.UNAVAILABLE, 'connection dropped (injected)'));
+      if (fault?.code !== undefined)
+        return callback(serviceError(fault.code, fault.message ?? 'injected fault'));
+      callback(null, handler(call.request));
+    };
+    run().catch((err: unknown) => {
+      if (err instanceof LineageError) callback(serviceError(err.code, err.message));
+      else callback(serviceError(status.INTERNAL, err instanceof Error ? err.message : String(err)));
+    });
+  };
+}
+
+/** Starts the server on loopback; every method without a handler answers UNIMPLEMENTED. */
+export async function startLineageGrpc(
+  state: LineageState,
+  faults: FaultInjector,
+  port: number,
+): Promise<{ address: string; port: number; stop(): Promise<void> }> {
+  const service = lineageService();
+  const handlers = lineageHandlers(state);
+  const impl: UntypedServiceImplementation = {};
+  for (const [key, def] of Object.entries(service)) {
+    const name = def.path.slice(def.path.lastIndexOf('/') + 1);
+    const handler = handlers[name];
+    if (handler) impl[key] = wrap(name, handler, faults);
+  }
+  const server = new Server();
+  server.addService(service, impl);
+  const bound = await new Promise<number>((resolve, reject) =>
+    server.bindAsync(`127.0.0.1:${port}`, ServerCredentials.createInsecure(), (err, p) =>
+      err ? reject(err) : resolve(p),
+    ),
+  );
+  return {
+    address: `127.0.0.1:${bound}`,
+    port: bound,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.tryShutdown(() => resolve());
+        setTimeout(() => server.forceShutdown(), 1000).unref();
+      }),
+  };
+}
