@@ -16,6 +16,7 @@ import type { TaskQueue } from '../ports/task-queue';
 import type { BackfillStarter } from './backfill/starter';
 import type { DeadLetterStore } from './dead-letters';
 import { type LedgerStore, type ListedPartition, newWriterToken, type Versioned } from './ledger-store';
+import type { PipelineLineage } from './lineage/pipeline';
 import { retentionBackfillId, type StartArgs, snapshotHandOver, startPipeline } from './pipeline-start';
 import { enqueueReaderTask } from './reader-task';
 import type { AppSettings, Runtime } from './settings';
@@ -39,6 +40,8 @@ export interface SchedulerPorts {
   backfills?: BackfillStarter | undefined;
   /** The stream's dead letters, counted in the status (absent: not counted). */
   deadLetters?: DeadLetterStore | undefined;
+  /** Run events of the pipeline (START, RUNNING heartbeats, FAIL, ABORT); none when absent. */
+  lineage?: PipelineLineage | undefined;
 }
 
 /** What one tick did, for the HTTP answer and tests. */
@@ -58,6 +61,8 @@ export class Scheduler {
   private readonly guard: StreamGuard;
   /** The status's table list of the last tick (a dropped table keeps its entry). */
   private tables: TableStatus[] | undefined;
+  /** The manifest as the last tick left it (for lineage: what the tick changed). */
+  private settled: Manifest | null = null;
 
   constructor(
     private readonly ports: SchedulerPorts,
@@ -112,14 +117,18 @@ export class Scheduler {
       return { status, enqueued: 0, promoted: 0, removed: 0 };
     }
     const tables = await this.syncTables();
-    let manifest = await this.ports.ledger.readManifest();
+    const before = await this.ports.ledger.readManifest();
+    let manifest = before;
     if (!manifest || manifest.value.state === 'starting') {
       await this.guard.refuseHiding();
       manifest = await startPipeline(this.startArgs(tables), manifest);
       if (!manifest) return { status: null, enqueued: 0, promoted: 0, removed: 0 };
     }
     manifest = await this.checkOptions(manifest);
-    return this.runTick(manifest, stream, tables);
+    this.settled = manifest.value;
+    const report = await this.runTick(manifest, stream, tables);
+    await this.ports.lineage?.afterTick(before?.value ?? null, this.settled, tables, stream.scope, this.runtime.now());
+    return report;
   }
 
   /** Resumes a pipeline stopped for its stream options once they are fixed, or stops one they now break. */
@@ -155,6 +164,7 @@ export class Scheduler {
     const retention = await this.guardRetention(manifest, plan.watermark, stream, now);
     if (retention.restarted || manifest.value.state === 'stopped' || retention.stopped) {
       const current = retention.manifest ?? manifest;
+      this.settled = current.value;
       const status = buildStatus({
         manifest: current.value,
         views: [],

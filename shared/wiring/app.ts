@@ -12,12 +12,14 @@ import { Reader } from '../app/reader';
 import { Scheduler } from '../app/scheduler';
 import type { AppSettings, Runtime } from '../app/settings';
 import { ConfigError, type PipelineConfig, parseConfig } from '../domain/config';
+import { parseLineageSettings } from '../domain/lineage/settings';
 import { createLogger, type Logger } from '../domain/log';
 import { fromEpochMillis } from '../domain/timestamp';
 import type { ObjectStore } from '../ports/object-store';
 import type { TaskQueue } from '../ports/task-queue';
 import { schedulerBackfills } from './backfill';
 import { createClients, endpointsFromEnv } from './clients';
+import { lineageFromEnv } from './lineage';
 import { pipelineAdapters, type SourceAndSinks, type SourceAndSinksFactory } from './pipeline-adapters';
 import { type DeploymentSettings, parseDeploymentSettings } from './settings';
 
@@ -79,7 +81,13 @@ export function parseEnvironment(env: Record<string, string | undefined>): {
     if (!(err instanceof ConfigError)) throw err;
     issues.push(...err.issues);
   }
-  if (!config || !deployment) throw new ConfigError(issues);
+  try {
+    parseLineageSettings(env);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    issues.push(...err.issues);
+  }
+  if (!config || !deployment || issues.length > 0) throw new ConfigError(issues);
   return { config, deployment };
 }
 
@@ -113,9 +121,14 @@ export function createAppFromEnv(
     requestDeadlineMs: requestDeadlineMs(deployment.dispatchDeadlineSeconds),
   };
   const runtime: Runtime = { now: () => fromEpochMillis(Date.now()), log };
-  const backfills = schedulerBackfills(env, config, clients, log);
-  const ports = { store, queue, backfills, ...factory(clients, config, deployment, log) };
-  return assembleApp(ports, settings, runtime, () => clients.close());
+  const lineage = lineageFromEnv(env, config, log);
+  const backfills = schedulerBackfills(env, config, clients, log, lineage.backfill);
+  const adapters = factory(clients, config, deployment, log);
+  const ports = { store, queue, backfills, ...adapters, lineage: lineage.pipeline(adapters.catalog) };
+  return assembleApp(ports, settings, runtime, async () => {
+    await lineage.close();
+    await clients.close();
+  });
 }
 
 /**

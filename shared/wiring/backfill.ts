@@ -9,6 +9,7 @@ import { CloudTasksQueue } from '../adapters/tasks/task-queue';
 import type { BackfillDeps } from '../app/backfill/deps';
 import { type BackfillStarter, backfillStarter } from '../app/backfill/starter';
 import { TableRegistry } from '../app/table-registry';
+import type { BackfillLineage } from '../app/lineage/backfill';
 import { type PipelineConfig, parseConfig } from '../domain/config';
 import { SluiceError } from '../domain/errors';
 import { createLogger, type Logger } from '../domain/log';
@@ -16,6 +17,7 @@ import { fromEpochMillis } from '../domain/timestamp';
 import type { SpannerCatalog } from '../ports/spanner-catalog';
 import { createAdapters } from './adapters';
 import { type Clients, createClients, endpointsFromEnv } from './clients';
+import { lineageFromEnv } from './lineage';
 
 /** The adapters over Spanner and BigQuery a backfill needs. */
 export type SpannerAndBigQuery = (
@@ -99,9 +101,10 @@ export function schedulerBackfills(
   config: PipelineConfig,
   clients: Clients,
   log: Logger,
+  lineage?: BackfillLineage,
 ): BackfillStarter | undefined {
   if (!env.SLUICE_BACKFILL_QUEUE?.trim() || !env.SLUICE_BACKFILL_URL?.trim()) return undefined;
-  return backfillStarter(depsFromClients(env, config, clients, log));
+  return backfillStarter({ ...depsFromClients(env, config, clients, log), lineage });
 }
 
 /** Builds the backfill function's dependencies once per instance. */
@@ -112,5 +115,14 @@ export function backfillDeps(
   const config = parseConfig(env);
   const clients = createClients(config, endpointsFromEnv(env));
   const log = createLogger((line) => process.stdout.write(`${line}\n`), { pipeline: config.pipeline });
-  return { deps: depsFromClients(env, config, clients, log, spannerAndBigQuery), clients };
+  const lineage = lineageFromEnv(env, config, log);
+  const deps = {
+    ...depsFromClients(env, config, clients, log, spannerAndBigQuery),
+    lineage: lineage.backfill,
+  };
+  const close = async () => {
+    await lineage.close();
+    await clients.close();
+  };
+  return { deps, clients: { ...clients, close } };
 }

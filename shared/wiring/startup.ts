@@ -7,6 +7,7 @@
  */
 import { ConfigError, type ConfigIssue, parseConfig } from '../domain/config';
 import { createLogger } from '../domain/log';
+import { parseLineageSettings } from '../domain/lineage/settings';
 import { parseWriterConfig } from '../domain/writer/config';
 import { installJsonErrors } from '../http/edge';
 import type { HttpRequest, HttpResponse } from '../http/health';
@@ -71,6 +72,7 @@ export function checkStartup(fn: CheckedFunction, env: Record<string, string | u
   else collect(problems, () => parseConfig(env));
   if (fn === 'backfill') requireSet(problems, env, ['SLUICE_BACKFILL_QUEUE', 'SLUICE_BACKFILL_URL']);
   if (fn === 'scheduler' || fn === 'reader') collect(problems, () => parseDeploymentSettings(env));
+  if (fn !== 'writer') collect(problems, () => parseLineageSettings(env));
   const unknown = unknownVariables(env);
   // A required variable reported missing while a near spelling of it is set: say so on that line.
   const hinted = problems.map((p) => {

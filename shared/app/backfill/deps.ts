@@ -8,6 +8,7 @@ import type { SnapshotSource } from '../../ports/snapshot-source';
 import type { SpannerCatalog } from '../../ports/spanner-catalog';
 import type { TaskQueue } from '../../ports/task-queue';
 import type { TableRegistry } from '../table-registry';
+import type { BackfillLineage } from '../lineage/backfill';
 
 /** Dependencies of every backfill use case. */
 export interface BackfillDeps {
@@ -37,4 +38,6 @@ export interface BackfillDeps {
   batchRows?: number;
   /** Approximate bytes of values per sink write (default 16 MiB): large cells make smaller batches. */
   batchBytes?: number;
+  /** Run events of each job (START, COMPLETE, FAIL, ABORT); none when absent. */
+  lineage?: BackfillLineage | undefined;
 }

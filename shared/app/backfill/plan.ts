@@ -193,5 +193,7 @@ export async function startBackfill(
     partitions: partitions.length,
     tables: job.tables.map((t) => t.name),
   });
+  // Stamped with the job's own start: a fast worker's COMPLETE may reach the service first.
+  await deps.lineage?.report(job, 'START', job.startedAt ?? job.createdAt);
   return { ok: true, value: job };
 }

@@ -47,6 +47,7 @@ export async function cancelBackfill(deps: BackfillDeps, id: string): Promise<Jo
   if (changed) {
     deps.log.notice('backfill.cancelled', { job: id });
     await deps.snapshots.close(job.snapshot).catch(() => undefined);
+    await deps.lineage?.report(job, 'ABORT', deps.now(), 'cancelled by an operator');
   }
   return jobView(job, await jobs.listDone(id), deps.now());
 }

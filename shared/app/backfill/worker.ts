@@ -175,6 +175,7 @@ async function completeIfAllDone(deps: BackfillDeps, jobs: JobStore, job: Backfi
   const rows = done.reduce((sum, d) => sum + (Number(d.metadata['sluice-rows']) || 0), 0);
   deps.log.notice('backfill.succeeded', { job: job.id, partitions: done.length, rows });
   await deps.snapshots.close(job.snapshot).catch(() => undefined);
+  await deps.lineage?.report(job, 'COMPLETE', deps.now());
 }
 
 /** Fails the job (a permanent error: retrying the partition cannot help). */
@@ -184,9 +185,12 @@ async function failJob(
   job: BackfillJob,
   err: SluiceError,
 ): Promise<PartitionOutcome> {
-  await jobs.update(job.id, (j) => transition(j, { kind: 'failed', at: deps.now(), error: err.message }));
+  const { changed } = await jobs.update(job.id, (j) =>
+    transition(j, { kind: 'failed', at: deps.now(), error: err.message }),
+  );
   deps.log.error('backfill.failed', err, { job: job.id });
   await deps.snapshots.close(job.snapshot).catch(() => undefined);
+  if (changed) await deps.lineage?.report(job, 'FAIL', deps.now(), err.message);
   return { kind: 'failed', error: err.message };
 }
 
