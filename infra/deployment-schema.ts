@@ -144,6 +144,16 @@ export const deploymentSchema = z
       .strict()
       .default({ deleteContentsOnDestroy: false }),
     writer: writerSchema.prefault({}),
+    /** Lineage run events: always logged; with `target: api` also sent to the Data Lineage API. */
+    lineage: z
+      .object({
+        target: z.enum(['log', 'api']).default('log'),
+        /** The Data Lineage API location (defaults to the region). */
+        location: z.string().min(2).optional(),
+        heartbeatSeconds: z.number().int().min(10).max(86_400).default(300),
+      })
+      .strict()
+      .default({ target: 'log', heartbeatSeconds: 300 }),
   })
   .strict();
 

@@ -1,6 +1,7 @@
 /**
  * The complete list of IAM grants the deployment makes, as data: who gets which role on which single
- * resource. Nothing is granted on the project; nothing to a public principal. `resources/access.ts`
+ * resource. Nothing is granted on the project but the Data Lineage producer role (lineage events have no
+ * narrower resource), and that only with lineage sent to the API; nothing to a public principal. `resources/access.ts`
  * turns each entry into one IAM member resource; `docs/deploy.md` explains each line.
  */
 import type { FunctionName } from './deployment-schema';
@@ -29,7 +30,9 @@ export type GrantTarget =
   | { kind: 'serviceAccount'; account: 'tasksInvoker' | 'pushInvoker' }
   | { kind: 'function'; fn: FunctionName }
   | { kind: 'topic'; topic: string }
-  | { kind: 'subscription' };
+  | { kind: 'subscription' }
+  /** The project itself: only for roles of APIs without narrower resources (Data Lineage). */
+  | { kind: 'project' };
 
 /** One grant, with the reason an operator reviewing it would ask for. */
 export interface Grant {
@@ -44,7 +47,7 @@ type Runtime = Exclude<FunctionName, 'writer'>;
 const RUNTIMES: readonly Runtime[] = ['scheduler', 'reader', 'backfill'];
 
 /** Every grant, in a stable order. */
-export function iamPlan(s: Pick<InfraSettings, 'dataBoost' | 'operators' | 'writer'>): Grant[] {
+export function iamPlan(s: Pick<InfraSettings, 'dataBoost' | 'operators' | 'writer' | 'lineage'>): Grant[] {
   const grants: Grant[] = [];
   const add = (principal: Principal, role: string, target: GrantTarget, why: string) =>
     grants.push({ principal, role, target, why });
@@ -122,6 +125,21 @@ export function iamPlan(s: Pick<InfraSettings, 'dataBoost' | 'operators' | 'writ
       'roles/run.invoker',
       { kind: 'function', fn: 'backfill' },
       'operators start backfills and read the status',
+    );
+  }
+  if (s.lineage.target === 'api') {
+    // The reader emits no lineage: the scheduler reports the pipeline's runs, the backfill function its jobs'.
+    add(
+      'scheduler',
+      'roles/datalineage.producer',
+      { kind: 'project' },
+      'reports the pipeline run (OpenLineage)',
+    );
+    add(
+      'backfill',
+      'roles/datalineage.producer',
+      { kind: 'project' },
+      'reports each backfill run (OpenLineage)',
     );
   }
   return [...grants, ...writerGrants(s.writer)];

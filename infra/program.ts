@@ -9,6 +9,7 @@ import { grantAccess } from './resources/access';
 import { createAccounts } from './resources/accounts';
 import { createDataset, createDemoDatabase } from './resources/data';
 import { createFunctions } from './resources/functions';
+import { enableLineageApi } from './resources/lineage';
 import { createMonitoring } from './resources/monitoring';
 import { createQueues } from './resources/queues';
 import { createSchedulerJob, serviceUri } from './resources/schedule';
@@ -65,6 +66,7 @@ export function deploy(s: InfraSettings, source: readonly ArchiveEntry[]): Deplo
     projectNumber,
   });
   const monitoring = createMonitoring(s);
+  const lineageApi = enableLineageApi(s);
   const backfillUrl = serviceUri(functions.byName.backfill);
   const writerUrl = serviceUri(functions.byName.writer);
   const outputs: StackOutputs = {
@@ -98,6 +100,7 @@ export function deploy(s: InfraSettings, source: readonly ArchiveEntry[]): Deplo
     ...Object.values(functions.byName),
     job,
     ...grants,
+    ...(lineageApi ? [lineageApi] : []),
     ...Object.values(monitoring.metrics),
     ...Object.values(monitoring.alerts),
     monitoring.dashboard,

@@ -4,6 +4,8 @@
  * (through {@link readPipeline}); the deployment part by `deployment-schema.ts`. A bad stack configuration
  * fails `pulumi preview` with every bad field named.
  */
+import { ConfigError } from '../shared/domain/config';
+import { parseLineageSettings } from '../shared/domain/lineage/settings';
 import { nearest } from '../shared/domain/suggest';
 import { type ConfigIssue, issuesAt, StackConfigError } from './config-error';
 import {
@@ -88,6 +90,8 @@ export interface InfraSettings {
   /** IAM members allowed to call the backfill API and the status route. */
   operators: string[];
   writer: WriterSettings;
+  /** Lineage: `api` enables the Data Lineage API and lets the scheduler and backfill produce events. */
+  lineage: { target: 'log' | 'api'; location: string; heartbeatSeconds: number };
   names: ResourceNames;
   /** Environment of every function: the pipeline configuration plus where the deployment put things. */
   environment: Record<string, string>;
@@ -160,6 +164,7 @@ function assemble(project: string, region: string, view: PipelineView, d: Deploy
     demoDatabase: d.demoDatabase,
     operators: d.operators,
     writer: writerSettings(d.writer, view),
+    lineage: { ...d.lineage, location: d.lineage.location ?? region },
     names,
     environment: {},
   };
@@ -229,7 +234,26 @@ export function deploymentEnvironment(s: InfraSettings): Record<string, string> 
     SLUICE_BACKFILL_QUEUE: queue(s.names.queues.backfill),
     SLUICE_TASKS_SERVICE_ACCOUNT: accountEmail(s.names.tasksInvoker, s.project),
     SLUICE_DATA_BOOST: String(s.dataBoost),
+    SLUICE_LINEAGE: s.lineage.target,
+    SLUICE_LINEAGE_LOCATION: s.lineage.location,
+    SLUICE_LINEAGE_HEARTBEAT_MS: String(s.lineage.heartbeatSeconds * 1000),
   };
+}
+
+/** The functions' own lineage rules, applied to what the deployment will give them. */
+function lineageIssues(s: InfraSettings): ConfigIssue[] {
+  const field: Record<string, string> = {
+    SLUICE_LINEAGE: 'target',
+    SLUICE_LINEAGE_LOCATION: 'location',
+    SLUICE_LINEAGE_HEARTBEAT_MS: 'heartbeatSeconds',
+  };
+  try {
+    parseLineageSettings(deploymentEnvironment(s));
+    return [];
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    return err.issues.map((i) => ({ path: `sluice:lineage.${field[i.path] ?? i.path}`, message: i.rule }));
+  }
 }
 
 /** The writer must outlive its request deadline, and Pub/Sub must wait for its answer. */
@@ -279,7 +303,7 @@ function checkCrossFields(s: InfraSettings, view: PipelineView): ConfigIssue[] {
       issues.push({ path: `${at}.minInstances`, message: 'must not exceed maxInstances' });
     }
   }
-  issues.push(...writerIssues(s));
+  issues.push(...writerIssues(s), ...lineageIssues(s));
   for (const [name, q] of Object.entries(s.queues)) {
     if (q.minBackoffSeconds > q.maxBackoffSeconds) {
       issues.push({

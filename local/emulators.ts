@@ -1,11 +1,13 @@
 /**
- * The four emulators of the local stack, started in-process on loopback: Spanner (with the change-stream
- * engine and partition churn), Cloud Storage, Cloud Tasks and BigQuery. Their admin handles are returned
- * as they are, so tests and benchmarks can inject faults through them; each also serves its admin HTTP
- * endpoint (faults, churn), so a script outside this process can do the same against a running stack.
+ * The emulators of the local stack, started in-process on loopback: Spanner (with the change-stream
+ * engine and partition churn), Cloud Storage, Cloud Tasks, BigQuery and the Data Lineage API. Their admin
+ * handles are returned as they are, so tests and benchmarks can inject faults through them; each also serves
+ * its admin HTTP endpoint (faults, churn), so a script outside this process can do the same against a running
+ * stack.
  */
 import { type BigQueryEmulator, startBigQueryEmulator } from './emulators/bigquery/emulator';
 import { type GcsEmulator, startGcsEmulator } from './emulators/gcs/emulator';
+import { type LineageEmulator, startLineageEmulator } from './emulators/lineage/emulator';
 import type { ChangeStreamAdmin } from './emulators/spanner/change-streams/engine';
 import { type RunningSpannerEmulator, startSpannerEmulator } from './emulators/spanner/server';
 import { startTasksEmulator, type TasksEmulator } from './emulators/tasks/emulator';
@@ -18,6 +20,7 @@ export interface EmulatorPorts {
   tasks?: number;
   bigqueryRest?: number;
   bigqueryWrite?: number;
+  lineage?: number;
 }
 
 /** What the emulators are started with. */
@@ -41,6 +44,7 @@ export interface LocalEmulators {
   gcs: GcsEmulator;
   tasks: TasksEmulator;
   bigquery: BigQueryEmulator;
+  lineage: LineageEmulator;
   /** The change-stream engine's admin handle of a database (by full name). */
   changeStreams(database: string): ChangeStreamAdmin;
   stop(): Promise<void>;
@@ -57,9 +61,9 @@ async function allOrNothing<T extends ReadonlyArray<Promise<{ stop(): Promise<vo
   throw failure.reason;
 }
 
-/** Starts all four emulators concurrently (if one cannot start, the others are stopped again). */
+/** Starts every emulator concurrently (if one cannot start, the others are stopped again). */
 export async function startEmulators(setup: EmulatorSetup): Promise<LocalEmulators> {
-  const [spanner, gcs, tasks, bigquery] = await allOrNothing([
+  const [spanner, gcs, tasks, bigquery, lineage] = await allOrNothing([
     startSpannerEmulator({
       port: setup.ports.spanner ?? 0,
       adminPort: 0,
@@ -75,19 +79,21 @@ export async function startEmulators(setup: EmulatorSetup): Promise<LocalEmulato
       adminPort: 0,
       projectId: setup.projectId,
     }),
+    startLineageEmulator({ port: setup.ports.lineage ?? 0, adminPort: 0 }),
   ] as const);
   return {
     spanner,
     gcs,
     tasks,
     bigquery,
+    lineage,
     changeStreams(database) {
       const engine = spanner.admin.changeStreamEngine(database);
       if (!engine) throw new Error(`no change-stream engine for ${database}`);
       return engine.admin;
     },
     async stop() {
-      await Promise.all([spanner.stop(), gcs.stop(), tasks.stop(), bigquery.stop()]);
+      await Promise.all([spanner.stop(), gcs.stop(), tasks.stop(), bigquery.stop(), lineage.stop()]);
     },
   };
 }

@@ -5,6 +5,7 @@
  */
 import { formatTimestamp, fromNanos } from '../shared/domain/timestamp';
 import type { StartOptions } from './cli-options';
+import { printLineage } from './lineage-view';
 import { type Screen, statusFrame, statusLine, type ViewState } from './live-view';
 import { describeLogLine } from './log-lines';
 import { freshSeed } from './random';
@@ -97,6 +98,8 @@ export async function runLocal(stack: LocalStack, options: StartOptions, io: Run
   // The first tick starts the pipeline at "now"; the workload must only write after that, or its first
   // changes would predate the stream's start and be missing from history.
   await startPipeline(stack, io);
+  // The tick that started the ledger sent the pipeline's START event: show the graph it carried.
+  await printLineage(stack, (line) => io.screen.print(line));
   if (workload && options.backfill) await backfillProducts(stack, workload, io);
   stack.startTicking(options.tickMs);
   workload?.start(Math.max(1, Math.round(1000 / options.rate)));

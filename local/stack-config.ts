@@ -36,6 +36,7 @@ export interface StackEndpoints {
   tasksHost: string;
   bigqueryRestUrl: string;
   bigqueryWriteHost: string;
+  lineageHost: string;
   readerUrl: string;
   backfillUrl: string;
 }
@@ -85,6 +86,11 @@ export function functionEnvironment(
     SLUICE_TASKS_ENDPOINT: e.tasksHost,
     SLUICE_BIGQUERY_REST_ENDPOINT: e.bigqueryRestUrl,
     SLUICE_BIGQUERY_WRITE_ENDPOINT: e.bigqueryWriteHost,
+    // Lineage goes to the local Data Lineage API emulator, with a heartbeat a laptop run shows.
+    SLUICE_LINEAGE: 'api',
+    SLUICE_LINEAGE_LOCATION: LOCAL.region,
+    SLUICE_LINEAGE_ENDPOINT: e.lineageHost,
+    SLUICE_LINEAGE_HEARTBEAT_MS: '10000',
     ...overrides,
   };
 }
@@ -95,6 +101,7 @@ export interface AdminUrls {
   gcs: string;
   tasks: string;
   bigquery: string;
+  lineage: string;
 }
 
 /** The JSON of the `sluice local ready` line (documented in docs/local.md). */
@@ -116,6 +123,7 @@ export interface ReadyInfo {
   };
   gcs: { endpoint: string; adminUrl: string; bucket: string };
   tasks: { endpoint: string; adminUrl: string };
+  lineage: { endpoint: string; adminUrl: string; location: string };
   functions: {
     scheduler: string | null;
     reader: string | null;
@@ -154,6 +162,7 @@ export function readyInfo(
     },
     gcs: { endpoint: e.gcsUrl, adminUrl: admin.gcs, bucket: LOCAL.bucket },
     tasks: { endpoint: e.tasksHost, adminUrl: admin.tasks },
+    lineage: { endpoint: e.lineageHost, adminUrl: admin.lineage, location: LOCAL.region },
     functions,
     console: functions.backfill ? `${functions.backfill}/` : null,
     tables: schema.tables.map((t) => ({ source: t.name, replica: t.replica, history: t.history })),

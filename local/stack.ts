@@ -119,6 +119,7 @@ function endpointsOf(emulators: LocalEmulators, ports: Record<FunctionName, numb
     tasksHost: emulators.tasks.address,
     bigqueryRestUrl: emulators.bigquery.restUrl,
     bigqueryWriteHost: emulators.bigquery.grpcAddress,
+    lineageHost: emulators.lineage.address,
     readerUrl: `http://127.0.0.1:${ports.reader}`,
     backfillUrl: `http://127.0.0.1:${ports.backfill}`,
   };
@@ -222,6 +223,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       gcs: emulators.gcs.adminUrl ?? '',
       tasks: emulators.tasks.adminUrl ?? '',
       bigquery: emulators.bigquery.adminUrl ?? '',
+      lineage: emulators.lineage.adminUrl ?? '',
     };
     return assemble(
       { schema, emulators, spanner, database, functions, errors },

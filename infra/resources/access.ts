@@ -105,6 +105,8 @@ function grant(s: InfraSettings, g: Grant, accounts: Accounts, t: GrantTargets):
         ...common,
         serviceAccountId: accountOf(target.account, accounts).name,
       });
+    case 'project':
+      return new gcp.projects.IAMMember(name, { ...common, project: s.project });
     case 'function':
       // Gen2 functions are invoked through their Cloud Run service (same name): run.invoker there.
       return new gcp.cloudrunv2.ServiceIamMember(name, {

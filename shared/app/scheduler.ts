@@ -127,7 +127,13 @@ export class Scheduler {
     manifest = await this.checkOptions(manifest);
     this.settled = manifest.value;
     const report = await this.runTick(manifest, stream, tables);
-    await this.ports.lineage?.afterTick(before?.value ?? null, this.settled, tables, stream.scope, this.runtime.now());
+    await this.ports.lineage?.afterTick(
+      before?.value ?? null,
+      this.settled,
+      tables,
+      stream.scope,
+      this.runtime.now(),
+    );
     return report;
   }
 

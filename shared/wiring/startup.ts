@@ -6,8 +6,8 @@
  * Cloud Run's startup probe fails: such a revision never becomes ready and never takes traffic.
  */
 import { ConfigError, type ConfigIssue, parseConfig } from '../domain/config';
-import { createLogger } from '../domain/log';
 import { parseLineageSettings } from '../domain/lineage/settings';
+import { createLogger } from '../domain/log';
 import { parseWriterConfig } from '../domain/writer/config';
 import { installJsonErrors } from '../http/edge';
 import type { HttpRequest, HttpResponse } from '../http/health';

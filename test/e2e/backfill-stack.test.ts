@@ -11,6 +11,7 @@ process.env.METADATA_SERVER_DETECTION = 'none';
 import { type LocalStack, startLocalStack } from '../../local/stack';
 import type { Dialect } from '../../shared/domain/change-record';
 import { addNanos, formatTimestamp, parseTimestamp } from '../../shared/domain/timestamp';
+import { runEventProblems } from '../unit/domain/lineage/open-lineage-schema';
 
 type View = { id: string; state: string; origin: string; rowsWritten: number; snapshotTimestamp: string };
 
@@ -33,6 +34,28 @@ async function waitFor(url: string, states: string[], timeoutMs: number): Promis
     await new Promise((r) => setTimeout(r, 250));
   }
   throw new Error(`backfill not ${states.join('/')} in time: ${JSON.stringify(view)}`);
+}
+
+/**
+ * The runs the local Data Lineage API recorded, read back through the official client: the pipeline's run
+ * started, each finished backfill completed, the cancelled one aborted; every event valid OpenLineage.
+ */
+async function expectBackfillLineage(stack: LocalStack, completed: number): Promise<void> {
+  for (const e of stack.emulators.lineage.admin.events()) expect(runEventProblems(e.openLineage)).toEqual([]);
+  const client = stack.emulators.lineage.client();
+  const [processes] = await client.listProcesses({ parent: 'projects/sluice-local/locations/local' });
+  const byName = new Map(processes.map((p) => [p.displayName, p.name!]));
+  expect([...byName.keys()].sort()).toEqual([
+    'sluice://sluice-local.sluice',
+    'sluice://sluice-local.sluice.backfill',
+  ]);
+  const [pipelineRuns] = await client.listRuns({ parent: byName.get('sluice://sluice-local.sluice')! });
+  expect(pipelineRuns.map((r) => r.state)).toEqual(['STARTED']);
+  const [backfillRuns] = await client.listRuns({
+    parent: byName.get('sluice://sluice-local.sluice.backfill')!,
+  });
+  const states = backfillRuns.map((r) => String(r.state)).sort();
+  expect(states).toEqual([...Array(completed).fill('COMPLETED'), 'ABORTED'].sort());
 }
 
 describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])(
@@ -138,6 +161,7 @@ describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])(
         ['start-at-snapshot', id, (cancel.json as { id: string }).id].sort(),
       );
       expect(stack.errors.filter((e) => !/backfill|task/.test(JSON.stringify(e)))).toEqual([]);
+      await expectBackfillLineage(stack, 2);
     }, 55_000);
   },
 );

@@ -26,7 +26,9 @@ function grantsOf(rs: Recorded[]): string[] {
                       ? `topic ${i.topic}`
                       : r.type === 'gcp:pubsub/subscriptionIAMMember:SubscriptionIAMMember'
                         ? `subscription ${i.subscription}`
-                        : `UNEXPECTED ${r.type}`;
+                        : r.type === 'gcp:projects/iAMMember:IAMMember'
+                          ? `project ${i.project}`
+                          : `UNEXPECTED ${r.type}`;
       const who = String(i.member).replace(
         /^serviceAccount:([^@]+)@acme-prod\.iam\.gserviceaccount\.com$/,
         '$1',
@@ -106,6 +108,44 @@ test('nothing public, nothing on the project, no authoritative policy that would
   for (const r of all.filter((x) => /iam/i.test(x.type))) {
     expect(String(r.inputs.role)).not.toMatch(/owner|\.editor$|admin/i);
   }
+});
+
+test('lineage sent to the API: the API enabled, the producer role for the scheduler and backfill accounts only', async () => {
+  const all = await deployWith({ lineage: { target: 'api', location: 'us' } });
+  expect(grantsOf(all)).toEqual(
+    [
+      ...BASE,
+      'sluice-scheduler datalineage.producer on project acme-prod',
+      'sluice-backfill datalineage.producer on project acme-prod',
+    ].sort(),
+  );
+  const api = all.filter((r) => r.type === 'gcp:projects/service:Service');
+  expect(api.map((r) => r.inputs)).toEqual([
+    expect.objectContaining({
+      project: 'acme-prod',
+      service: 'datalineage.googleapis.com',
+      disableOnDestroy: false,
+    }),
+  ]);
+  const fn = all.find((r) => r.type === 'gcp:cloudfunctionsv2/function:Function');
+  const env = (fn?.inputs.serviceConfig as { environmentVariables: Record<string, string> })
+    .environmentVariables;
+  expect(env).toMatchObject({
+    SLUICE_LINEAGE: 'api',
+    SLUICE_LINEAGE_LOCATION: 'us',
+    SLUICE_LINEAGE_HEARTBEAT_MS: '300000',
+  });
+  // Logged only (the default): no API, no project grant.
+  expect((await deployWith({})).filter((r) => r.type.startsWith('gcp:projects/'))).toEqual([]);
+});
+
+test('a bad lineage setting fails the preview naming the field', () => {
+  expect(() =>
+    settingsOf({ deployment: { lineage: { target: 'api', location: 'Not A Location' } } }),
+  ).toThrow(/sluice:lineage\.location: must be a location/);
+  expect(() => settingsOf({ deployment: { lineage: { target: 'datahub' } } })).toThrow(
+    /sluice:lineage\.target/,
+  );
 });
 
 test('public principals are refused in the stack configuration, naming the field', () => {

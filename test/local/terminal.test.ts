@@ -10,6 +10,7 @@ import { functionProcesses, Terminal } from './support/terminal';
 interface Ready {
   spanner: { dialect: string; adminUrl: string };
   bigquery: { adminUrl: string };
+  lineage: { endpoint: string; adminUrl: string };
   functions: Record<string, string | null>;
   logFile: string;
 }
@@ -42,6 +43,12 @@ async function blockBigQuery(ready: Ready): Promise<void> {
 it('Ctrl-C waits for catch-up, finds BigQuery equal to Spanner and exits 0', async () => {
   const { term, ready } = await started('--dialect postgresql --seed 42');
   expect(ready.spanner.dialect).toBe('POSTGRESQL');
+  expect(ready.lineage.endpoint).toMatch(/^127\.0\.0\.1:\d+$/);
+  // The pipeline's START reached the local Data Lineage API; its column edges are printed one per line.
+  await term.waitFor(/lineage: \d+ run event\(s\) received, [1-9]\d* column edge\(s\)/, 60_000);
+  expect(term.output).toMatch(
+    / {2}spanner:\/\/sluice-local:local:demo\.\w+\.\w+ → bigquery:sluice-local\.sluice_demo\.\w+\.\w+/,
+  );
   await term.waitFor(/txns [1-9]\d\d /, 60_000);
   term.interrupt();
   await term.waitFor(/stopping: catch-up/, 10_000);
