@@ -128,7 +128,8 @@ test('lineage sent to the API: the API enabled, the producer role for the schedu
     }),
   ]);
   const fn = all.find((r) => r.type === 'gcp:cloudfunctionsv2/function:Function');
-  const env = (fn?.inputs.serviceConfig as { environmentVariables: Record<string, string> })
+  if (!fn) throw new Error('no function deployed');
+  const env = (fn.inputs.serviceConfig as { environmentVariables: Record<string, string> })
     .environmentVariables;
   expect(env).toMatchObject({
     SLUICE_LINEAGE: 'api',
