@@ -5,6 +5,7 @@
  */
 import { parseConfigObject } from '../../shared/domain/config';
 import { type BackfillRun, backfillThroughput } from './backfill-throughput';
+import { type EnrichmentRun, enrichmentThroughput } from './enrichment';
 import { endToEndLatency } from './latency';
 import { readerThroughput, type ThroughputRun } from './reader-throughput';
 import { schedulerTicks } from './scheduler-tick';
@@ -12,7 +13,7 @@ import { type Figure, fmt, machine, median, percentile, table } from './stats';
 import { type WriterRun, writerThroughput } from './writer-throughput';
 
 const quick = process.argv.includes('--quick');
-/** `--only writer` (or `backfill`, `reader`) runs that benchmark alone. */
+/** `--only writer` (or `backfill`, `reader`, `enrichment`) runs that benchmark alone. */
 const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
 const RUNS = quick ? 1 : 3;
 
@@ -189,6 +190,22 @@ async function backfillFigures(): Promise<Figure[]> {
       note: `${fmt(median(runs.map((r) => r.rowsPerSecond ?? 0)))} rows/s; heap +${fmt(median(runs.map((r) => r.heapPeakMiB)))} MiB during the run; bare client ${fmt(median(runs.map((r) => r.ceilingWallMs / 1000)), 1)} s`,
     },
   ];
+async function enrichmentFigures(): Promise<Figure[]> {
+  progress(`enrichment throughput (${RUNS} runs per mode)`);
+  const runs: EnrichmentRun[] = await enrichmentThroughput({ rows: 10_000, runs: RUNS });
+  return (['as-of-commit', 'latest'] as const).map((mode) => {
+    const rs = runs.filter((r) => r.mode === mode);
+    const rate = median(rs.map((r) => r.rows / (r.cpuMs / 1000)));
+    const wall = median(rs.map((r) => r.rows / (r.wallMs / 1000)));
+    const hits = rs[0]?.hitRatio;
+    const reads = median(rs.map((r) => r.reads));
+    return {
+      what: `enriched rows / CPU-s, one ${mode} lookup`,
+      value: fmt(rate),
+      target: '',
+      note: `${rs.length} runs of ${fmt(rs[0]?.rows ?? 0)} rows, 50 per commit; ${fmt(wall)} rows/s wall; ${fmt(reads)} reads per run${hits === null || hits === undefined ? '' : `; cache hit ratio ${fmt(median(rs.map((r) => r.hitRatio ?? 0)), 3)}`}`,
+    };
+  });
 }
 
 async function main(): Promise<void> {
@@ -197,6 +214,7 @@ async function main(): Promise<void> {
     writer: writerFigures,
     backfill: backfillFigures,
     reader: readerShapeFigures,
+    enrichment: enrichmentFigures,
   };
   const one = only ? alone[only] : undefined;
   if (one) {
@@ -212,6 +230,7 @@ async function main(): Promise<void> {
     ...(await readerShapeFigures()),
     ...(await backfillFigures()),
     ...(await writerFigures()),
+    ...(await enrichmentFigures()),
     ...(await schedulerFigures()),
     ...(await latencyFigures()),
   ];

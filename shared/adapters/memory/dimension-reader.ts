@@ -1,0 +1,36 @@
+/** In-memory {@link DimensionReader}: versioned rows, read as of a timestamp; failures scripted per call. */
+import type { Timestamp } from '../../domain/timestamp';
+import type { WriterValue } from '../../domain/value-mapping';
+import type { DimensionReader, KeyValues } from '../../ports/dimension-reader';
+
+type Row = Record<string, WriterValue>;
+
+/** Rows of dimension tables with their history; `latest` reads the newest version. */
+export class MemoryDimensionReader implements DimensionReader {
+  private readonly versions = new Map<string, Array<{ at: Timestamp; row: Row | null }>>();
+  /** Errors thrown by the next calls, in order (e.g. `{code: 10}` for ABORTED). */
+  readonly failNext: unknown[] = [];
+  /** Every call, for tests that count round trips. */
+  readonly calls: Array<{ table: string; keys: number; at: Timestamp | 'latest' }> = [];
+
+  /** Writes (or deletes, with null) the row of `key` at `at`. */
+  write(table: string, key: KeyValues, at: Timestamp, row: Row | null): void {
+    const id = `${table}/${JSON.stringify(key)}`;
+    const list = this.versions.get(id) ?? [];
+    list.push({ at, row });
+    list.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
+    this.versions.set(id, list);
+  }
+
+  async read(table: string, keys: KeyValues[], columns: string[], at: Timestamp | 'latest') {
+    this.calls.push({ table, keys: keys.length, at });
+    const failure = this.failNext.shift();
+    if (failure !== undefined) throw failure;
+    return keys.map((key) => {
+      const list = this.versions.get(`${table}/${JSON.stringify(key)}`) ?? [];
+      const visible = at === 'latest' ? list : list.filter((v) => v.at <= at);
+      const row = visible.at(-1)?.row ?? null;
+      return row ? Object.fromEntries(columns.filter((c) => c in row).map((c) => [c, row[c]!])) : null;
+    });
+  }
+}

@@ -1,0 +1,150 @@
+/**
+ * Enrichment of change rows by their lookups. `as-of-commit`: one read per dimension table and commit
+ * timestamp over the distinct keys of the rows at that timestamp, each row getting the dimension row exactly
+ * as it was when the fact changed. `latest`: the partial cache first, one strong read for the keys it
+ * misses. A missing dimension row gives NULL columns (a LEFT join) and is counted; a fact row without a key
+ * value (NULL, or absent from the change) is counted as unresolved. Point reads are retried on ABORTED,
+ * DEADLINE_EXCEEDED and UNAVAILABLE only: the client already retries RESOURCE_EXHAUSTED honouring the
+ * server's delay, which an immediate retry would undermine.
+ */
+import type { JsonValue } from '../../domain/change-record';
+import type { ResolvedLookup } from '../../domain/enrichment/lookups';
+import { GrpcCode, SluiceError } from '../../domain/errors';
+import { formatTimestamp, type Timestamp } from '../../domain/timestamp';
+import type { WriterValue } from '../../domain/value-mapping';
+import type { DimensionReader, KeyValues } from '../../ports/dimension-reader';
+import { type CacheStats, LookupCache } from './cache';
+
+/** One fact row to enrich: its column values (keys included) and its commit timestamp. */
+export interface FactRow {
+  values: Record<string, JsonValue>;
+  at: Timestamp;
+}
+
+/** The brought columns of one row, by BigQuery column name. */
+export type Enriched = Record<string, WriterValue>;
+
+/** Counters per lookup, for status. */
+export interface LookupStats {
+  rows: number;
+  reads: number;
+  retries: number;
+  /** Rows whose dimension row does not exist (their columns are NULL). */
+  missing: number;
+  /** Rows without a value for a key column (their columns are NULL). */
+  unresolved: number;
+  cache: CacheStats | null;
+}
+
+const RETRIED = new Set<number>([GrpcCode.ABORTED, GrpcCode.DEADLINE_EXCEEDED, GrpcCode.UNAVAILABLE]);
+
+/** Options of {@link Enricher}. */
+export interface EnricherOptions {
+  reader: DimensionReader;
+  /** Wall clock in milliseconds (cache expiry). */
+  nowMs?: () => number;
+  /** Attempts of one read (default 5), with doubling back-off from `backoffMs` (default 50). */
+  attempts?: number;
+  backoffMs?: number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/** Enriches rows by one lookup. One per lookup and function instance (it holds the cache). */
+export class Enricher {
+  private readonly cache: LookupCache | undefined;
+  private readonly counters = { rows: 0, reads: 0, retries: 0, missing: 0, unresolved: 0 };
+
+  constructor(
+    readonly lookup: ResolvedLookup,
+    private readonly options: EnricherOptions,
+  ) {
+    const now = options.nowMs ?? Date.now;
+    this.cache = lookup.cache ? new LookupCache(lookup.cache, now) : undefined;
+  }
+
+  /** The brought columns of each row, in the order of `rows`. @throws SluiceError when a read keeps failing. */
+  async enrich(rows: FactRow[]): Promise<Enriched[]> {
+    this.counters.rows += rows.length;
+    const keys = rows.map((r) => this.keyOf(r));
+    const found = new Map<string, Record<string, WriterValue> | null>();
+    const groups = new Map<Timestamp | 'latest', Map<string, KeyValues>>();
+    rows.forEach((r, i) => {
+      const key = keys[i];
+      if (!key) return;
+      const at = this.lookup.mode === 'latest' ? 'latest' : r.at;
+      const id = this.cacheKey(key, at);
+      if (found.has(id)) return;
+      const cached = at === 'latest' ? this.cache?.get(id) : undefined;
+      if (cached !== undefined) {
+        found.set(id, cached);
+        return;
+      }
+      const group = groups.get(at) ?? new Map<string, KeyValues>();
+      group.set(id, key);
+      groups.set(at, group);
+    });
+    for (const [at, group] of groups) {
+      const read = await this.read([...group.values()], at);
+      [...group.keys()].forEach((id, i) => {
+        const row = read[i] ?? null;
+        found.set(id, row);
+        if (at === 'latest') this.cache?.set(id, row);
+      });
+    }
+    return rows.map((r, i) =>
+      this.columnsOf(keys[i] ? found.get(this.cacheKey(keys[i]!, this.atOf(r))) : undefined),
+    );
+  }
+
+  stats(): LookupStats {
+    return { ...this.counters, cache: this.cache?.stats() ?? null };
+  }
+
+  private atOf(r: FactRow): Timestamp | 'latest' {
+    return this.lookup.mode === 'latest' ? 'latest' : r.at;
+  }
+
+  private cacheKey(key: KeyValues, at: Timestamp | 'latest'): string {
+    return at === 'latest' ? JSON.stringify(key) : `${at}/${JSON.stringify(key)}`;
+  }
+
+  /** The key in declared primary-key order, or undefined when a key value is missing. */
+  private keyOf(r: FactRow): KeyValues | undefined {
+    const key: KeyValues = [];
+    for (const k of this.lookup.key) {
+      const v = r.values[k.factColumn];
+      if (v === undefined || v === null) {
+        this.counters.unresolved++;
+        return undefined;
+      }
+      key.push(v);
+    }
+    return key;
+  }
+
+  private columnsOf(row: Record<string, WriterValue> | null | undefined): Enriched {
+    if (row === null) this.counters.missing++;
+    const out: Enriched = {};
+    for (const c of this.lookup.columns) out[c.target] = row?.[c.source] ?? null;
+    return out;
+  }
+
+  private async read(keys: KeyValues[], at: Timestamp | 'latest') {
+    const attempts = this.options.attempts ?? 5;
+    const sleep = this.options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+    const columns = this.lookup.columns.map((c) => c.source);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        this.counters.reads++;
+        return await this.options.reader.read(this.lookup.dimension, keys, columns, at);
+      } catch (err) {
+        const code = (err as { code?: unknown }).code;
+        const where = `lookup ${this.lookup.id} of ${this.lookup.dimension} at ${at === 'latest' ? 'latest' : formatTimestamp(at)}`;
+        if (typeof code !== 'number' || !RETRIED.has(code) || attempt >= attempts)
+          throw SluiceError.from(err, where);
+        this.counters.retries++;
+        await sleep((this.options.backoffMs ?? 50) * 2 ** (attempt - 1));
+      }
+    }
+  }
+}
