@@ -101,14 +101,15 @@ describe('pipeline lineage from the scheduler', () => {
     expect(types(sink.events)).toEqual(['START']);
     const start = sink.events[0]!;
     expect(runEventProblems(start)).toEqual([]);
+    // In the order of the status's table list.
     expect(start.inputs.map((i) => `${i.namespace}/${i.name}`)).toEqual([
-      'spanner://test-project:inst/db.Orders',
       'spanner://test-project:inst/db.Items',
+      'spanner://test-project:inst/db.Orders',
     ]);
     expect(start.outputs.map((o) => o.name)).toEqual([
+      'test-project.ds.items',
       'test-project.ds.orders',
       'test-project.ds.orders_history',
-      'test-project.ds.items',
     ]);
     h.advance(30_000);
     await tick();
