@@ -46,8 +46,9 @@ it('Ctrl-C waits for catch-up, finds BigQuery equal to Spanner and exits 0', asy
   expect(ready.lineage.endpoint).toMatch(/^127\.0\.0\.1:\d+$/);
   // The pipeline's START reached the local Data Lineage API; its column edges are printed one per line.
   await term.waitFor(/lineage: \d+ run event\(s\) received, [1-9]\d* column edge\(s\)/, 60_000);
-  expect(term.output).toMatch(
+  await term.waitFor(
     / {2}spanner:\/\/sluice-local:local:demo\.\w+\.\w+ → bigquery:sluice-local\.sluice_demo\.\w+\.\w+/,
+    10_000,
   );
   await term.waitFor(/txns [1-9]\d\d /, 60_000);
   term.interrupt();
