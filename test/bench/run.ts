@@ -190,6 +190,9 @@ async function backfillFigures(): Promise<Figure[]> {
       note: `${fmt(median(runs.map((r) => r.rowsPerSecond ?? 0)))} rows/s; heap +${fmt(median(runs.map((r) => r.heapPeakMiB)))} MiB during the run; bare client ${fmt(median(runs.map((r) => r.ceilingWallMs / 1000)), 1)} s`,
     },
   ];
+}
+
+/** The reader's enrichment path: one as-of-commit lookup and one cached latest lookup. */
 async function enrichmentFigures(): Promise<Figure[]> {
   progress(`enrichment throughput (${RUNS} runs per mode)`);
   const runs: EnrichmentRun[] = await enrichmentThroughput({ rows: 10_000, runs: RUNS });
