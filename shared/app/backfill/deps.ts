@@ -7,8 +7,8 @@ import type { HistorySink, ReplicaSink } from '../../ports/sinks';
 import type { SnapshotSource } from '../../ports/snapshot-source';
 import type { SpannerCatalog } from '../../ports/spanner-catalog';
 import type { TaskQueue } from '../../ports/task-queue';
-import type { TableRegistry } from '../table-registry';
 import type { BackfillLineage } from '../lineage/backfill';
+import type { TableRegistry } from '../table-registry';
 
 /** Dependencies of every backfill use case. */
 export interface BackfillDeps {
