@@ -10,6 +10,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { PortInUseError } from './ports';
 
 /** The four functions of the pipeline. */
 export type FunctionName = 'scheduler' | 'reader' | 'backfill' | 'writer';
@@ -96,7 +97,10 @@ export class FunctionProcess {
     return this.child !== null;
   }
 
-  /** Starts the process and resolves once it listens (rejects if it exits first or takes too long). */
+  /**
+   * Starts the process and resolves once it listens (rejects if it exits first or takes too long).
+   * @throws PortInUseError when another process holds the port.
+   */
   async start(timeoutMs = 30_000): Promise<void> {
     if (this.child) return;
     const args = ['--import', 'tsx', HOST, this.name, String(this.port), '--lifeline'];
@@ -131,16 +135,21 @@ export class FunctionProcess {
         else resolve();
       };
       let reason: string | undefined;
+      let portTaken = false;
       const stderr: string[] = [];
       child.once('exit', (code) => {
+        if (portTaken) return done(new PortInUseError(this.port, this.name));
         const why = reason ?? (stderr.length > 0 ? `: ${stderr.slice(-5).join('\n')}` : '');
         done(new Error(`the ${this.name} function exited with ${code} before listening${why}`));
       });
       const out = createInterface({ input: child.stdout! });
       out.on('line', (text) => {
         const failed = FAILED.exec(text);
-        if (failed) reason = `: ${(JSON.parse(failed[1]!) as { reason: string }).reason}`;
-        else if (READY.test(text)) done();
+        if (failed) {
+          const f = JSON.parse(failed[1]!) as { reason: string; code?: string };
+          reason = `: ${f.reason}`;
+          portTaken = f.code === 'EADDRINUSE';
+        } else if (READY.test(text)) done();
         else this.onLine(parseLine(this.name, text, 'stdout'));
       });
       createInterface({ input: child.stderr! }).on('line', (text) => {

@@ -36,17 +36,31 @@ function probe(port: number): Promise<number> {
  */
 const PICK_RANGE = { from: 20_000, to: 32_767 } as const;
 
-/** A port no one listens on right now, outside the ephemeral range when one is free there. */
+/**
+ * Ports this process handed out: a port is free until its function binds it, seconds later, so a second
+ * pick in that gap (another stack of the same process) must not get it again.
+ */
+const handedOut = new Set<number>();
+
+/**
+ * A port no one listens on right now, outside the ephemeral range when one is free there. Another process
+ * can still take it before it is bound: the stack starts its functions again on new ports when one finds
+ * its port taken (`PortInUseError`).
+ */
 export async function freePort(): Promise<number> {
   for (let attempt = 0; attempt < 50; attempt++) {
     const port = PICK_RANGE.from + Math.floor(Math.random() * (PICK_RANGE.to - PICK_RANGE.from + 1));
+    if (handedOut.has(port)) continue;
     try {
-      return await probe(port);
+      handedOut.add(await probe(port));
+      return port;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
     }
   }
-  return probe(0);
+  const port = await probe(0);
+  handedOut.add(port);
+  return port;
 }
 
 /** @throws PortInUseError for the first requested (non-zero) port that is taken. */

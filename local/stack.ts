@@ -15,7 +15,7 @@ import { type EmulatorPorts, type LocalEmulators, startEmulators } from './emula
 import { emulatorClient } from './emulators/spanner/client';
 import { type FunctionLogLine, type FunctionName, FunctionProcess } from './function-process';
 import { type PipelineProgress, readProgress } from './ledger-view';
-import { assertPortsFree, freePort } from './ports';
+import { assertPortsFree, freePort, PortInUseError } from './ports';
 import { Random } from './random';
 import {
   databaseName,
@@ -142,6 +142,43 @@ async function postJson(url: string, body: unknown): Promise<{ status: number; b
   return { status: res.status, body: parsed };
 }
 
+/** Attempts at starting the functions on freshly picked ports, when another process took a picked one. */
+const PORT_ATTEMPTS = 3;
+
+/**
+ * Starts the four functions (unless `options.functions` is false) and fills `functions` with them.
+ * A picked port can be taken by another process between the pick and the bind: then every function
+ * stops and all start again on new ports (their URLs are in each other's environment). A port the user
+ * asked for is not picked again: its `PortInUseError` is thrown.
+ */
+async function startFunctions(
+  options: LocalStackOptions,
+  schema: DemoSchema,
+  emulators: LocalEmulators,
+  onLine: (line: FunctionLogLine) => void,
+  functions: Partial<Record<FunctionName, FunctionProcess>>,
+): Promise<StackEndpoints> {
+  for (let attempt = 1; ; attempt++) {
+    const ports = await functionPorts(options.ports);
+    const endpoints = endpointsOf(emulators, ports);
+    if (options.functions === false) return endpoints;
+    const env = functionEnvironment(schema, options.mode ?? 'scheduled', endpoints, options.functionEnv);
+    const root = join(__dirname, '..');
+    for (const name of ['scheduler', 'reader', 'backfill', 'writer'] as const) {
+      functions[name] = new FunctionProcess(name, ports[name], env, onLine, root);
+    }
+    const started = await Promise.allSettled(Object.values(functions).map((f) => f.start()));
+    const failures = started.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
+    if (failures.length === 0) {
+      await assertHealthy(Object.values(functions));
+      return endpoints;
+    }
+    await Promise.all(Object.values(functions).map((f) => f.stop()));
+    const picked = (e: unknown) => e instanceof PortInUseError && !options.ports?.[e.role as FunctionName];
+    if (attempt >= PORT_ATTEMPTS || !failures.every(picked)) throw failures[0];
+  }
+}
+
 /** Each function checked its configuration at start: refuse to go on when one of them found problems. */
 async function assertHealthy(functions: FunctionProcess[]): Promise<void> {
   const problems: string[] = [];
@@ -195,23 +232,13 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const functions: Partial<Record<FunctionName, FunctionProcess>> = {};
   try {
     const database = await createDemoDatabase(emulators, schema, spanner);
-    const ports = await functionPorts(options.ports);
-    const endpoints = endpointsOf(emulators, ports);
-    const env = functionEnvironment(schema, options.mode ?? 'scheduled', endpoints, options.functionEnv);
     const errors: FunctionLogLine[] = [];
     const onLine = (line: FunctionLogLine) => {
       if (['ERROR', 'CRITICAL', 'ALERT', 'EMERGENCY'].includes(line.severity)) errors.push(line);
       if (errors.length > 200) errors.shift();
       options.onFunctionLog?.(line);
     };
-    if (options.functions !== false) {
-      const root = join(__dirname, '..');
-      for (const name of ['scheduler', 'reader', 'backfill', 'writer'] as const) {
-        functions[name] = new FunctionProcess(name, ports[name], env, onLine, root);
-      }
-      await Promise.all(Object.values(functions).map((f) => f.start()));
-      await assertHealthy(Object.values(functions));
-    }
+    const endpoints = await startFunctions(options, schema, emulators, onLine, functions);
     const urls = {
       scheduler: functions.scheduler?.url ?? null,
       reader: functions.reader?.url ?? null,

@@ -9,6 +9,7 @@ process.env.METADATA_SERVER_DETECTION ??= 'none';
 
 import { PORT_FLAGS, parseStartOptions, type StartOptions, USAGE, UsageError } from './cli-options';
 import { killAllFunctionProcesses } from './function-process';
+import { readControlKeys } from './keys';
 import { Screen } from './live-view';
 import { defaultLogFile, LogFile, shortLogLine } from './log-lines';
 import { PortInUseError } from './ports';
@@ -20,9 +21,9 @@ import { readyLine } from './stack-config';
 export const EXIT = { equal: 0, differs: 1, usage: 2, startFailed: 3, quit: 130 } as const;
 
 /**
- * `npm` forwards the SIGINT it got from the terminal to its child, which got the same SIGINT from the
- * terminal already: two signals for one keypress, a few milliseconds apart. A repeat inside this gap is
- * that copy, not a second Ctrl-C.
+ * Without a terminal (input piped), `npm` forwards a SIGINT it got to its child, which may have got the
+ * same SIGINT already: two signals for one interrupt, a few milliseconds apart. A repeat inside this gap
+ * is that copy, not a second Ctrl-C. In a terminal, Ctrl-C is read as a keypress (see keys.ts).
  */
 const SAME_KEYPRESS_MS = 500;
 
@@ -30,6 +31,8 @@ const SAME_KEYPRESS_MS = 500;
 class Interrupts {
   private first = 0;
   private stopping = false;
+  /** Whether control keys are read from the terminal (then a SIGINT is never a copy of a keypress). */
+  private readonly keys: boolean;
   private resolve: () => void = () => {};
   /** Resolves at the first Ctrl-C (or SIGTERM) once the stack runs. */
   readonly requested = new Promise<void>((r) => {
@@ -39,14 +42,20 @@ class Interrupts {
   running = false;
 
   constructor(private readonly screen: Screen) {
+    // In a terminal Ctrl-C is a keypress (exactly one per press); SIGINT still comes from `kill -INT`.
+    this.keys = readControlKeys(process.stdin, {
+      interrupt: () => this.onSignal('SIGINT', true),
+      quit: () => this.quit('Ctrl-\\'),
+    });
     process.on('SIGINT', () => this.onSignal('SIGINT'));
     process.on('SIGTERM', () => this.onSignal('SIGTERM'));
     process.on('SIGHUP', () => this.quit('the terminal closed'));
   }
 
-  private onSignal(signal: NodeJS.Signals): void {
+  private onSignal(signal: NodeJS.Signals, keypress = false): void {
     const now = Date.now();
-    if (signal === 'SIGINT' && this.first > 0 && now - this.first < SAME_KEYPRESS_MS) return;
+    const copy = !keypress && !this.keys && signal === 'SIGINT';
+    if (copy && this.first > 0 && now - this.first < SAME_KEYPRESS_MS) return;
     if (!this.running || this.stopping) this.quit(signal === 'SIGINT' ? 'Ctrl-C' : signal);
     this.first = now;
     this.stopping = true;

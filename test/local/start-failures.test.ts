@@ -76,9 +76,13 @@ it('says which port a function could not listen on', async () => {
   const busy = await occupy();
   try {
     const fn = new FunctionProcess('reader', busy.port, {}, () => {}, ROOT);
-    await expect(fn.start()).rejects.toThrow(
-      `the reader function exited with 1 before listening: port ${busy.port} is already in use`,
-    );
+    // A PortInUseError: the stack picks new ports for its functions when one of its picks was taken.
+    await expect(fn.start()).rejects.toMatchObject({
+      name: 'PortInUseError',
+      port: busy.port,
+      role: 'reader',
+      message: `port ${busy.port} (reader) is already in use`,
+    });
   } finally {
     busy.close();
   }
