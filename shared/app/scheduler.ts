@@ -7,18 +7,18 @@
  */
 import type { Dialect } from '../domain/change-record';
 import { SluiceError } from '../domain/errors';
-import { type Manifest, markReady, planTick, type TickPlan } from '../domain/ledger';
-import { addNanos, diffMillis, formatTimestamp, type Timestamp } from '../domain/timestamp';
+import { type Manifest, planTick } from '../domain/ledger';
+import { formatTimestamp, type Timestamp } from '../domain/timestamp';
 import type { ChangeSource } from '../ports/change-source';
 import type { CompletenessSink, HistorySink, ReplicaSink } from '../ports/sinks';
 import type { SpannerCatalog } from '../ports/spanner-catalog';
 import type { TaskQueue } from '../ports/task-queue';
 import type { BackfillStarter } from './backfill/starter';
 import type { DeadLetterStore } from './dead-letters';
-import { type LedgerStore, type ListedPartition, newWriterToken, type Versioned } from './ledger-store';
+import type { LedgerStore, Versioned } from './ledger-store';
 import type { PipelineLineage } from './lineage/pipeline';
-import { retentionBackfillId, type StartArgs, snapshotHandOver, startPipeline } from './pipeline-start';
-import { enqueueReaderTask } from './reader-task';
+import { type StartArgs, startPipeline } from './pipeline-start';
+import { guardRetention, type RetentionContext } from './retention-guard';
 import type { AppSettings, Runtime } from './settings';
 import { buildStatus, type PipelineStatus, type StatusError } from './status';
 import { countDeadLetters, partitionErrors, writeStoppedStatus } from './status-errors';
@@ -26,6 +26,7 @@ import { StreamGuard } from './stream-guard';
 import { logValidated, type ValidatedStream, validateStream } from './stream-validation';
 import { TableRegistry } from './table-registry';
 import { previousTables, syncTables, type TableStatus } from './table-status';
+import { enqueue, promote, remove, type TickContext, toStatusError } from './tick-work';
 
 /** The ports the scheduler uses. */
 export interface SchedulerPorts {
@@ -151,6 +152,15 @@ export class Scheduler {
     return { ledger, source, config, runtime: this.runtime, dialect: this.dialect, backfills, watchedTables };
   }
 
+  private tickContext(): TickContext {
+    const { ledger, queue } = this.ports;
+    return { ledger, queue, settings: this.settings, runtime: this.runtime };
+  }
+
+  private retentionContext(): RetentionContext {
+    return { startArgs: this.startArgs(), settings: this.settings, runtime: this.runtime };
+  }
+
   private async runTick(
     manifest: Versioned<Manifest>,
     stream: ValidatedStream,
@@ -167,7 +177,7 @@ export class Scheduler {
       message: c.message,
       at: formatTimestamp(now),
     }));
-    const retention = await this.guardRetention(manifest, plan.watermark, stream, now);
+    const retention = await guardRetention(this.retentionContext(), manifest, plan.watermark, stream, now);
     if (retention.restarted || manifest.value.state === 'stopped' || retention.stopped) {
       const current = retention.manifest ?? manifest;
       this.settled = current.value;
@@ -186,12 +196,12 @@ export class Scheduler {
     }
     const current = listing.partitions.filter((p) => p.view.epoch === epoch);
     const byId = new Map(current.map((p) => [p.view.id, p]));
-    const promoted = await this.promote(plan, byId, errors);
-    const enqueued = await this.enqueue(plan, promoted, byId, errors, epoch);
-    const removed = await this.remove(plan, listing.partitions, epoch);
+    const promoted = await promote(this.tickContext(), plan, byId, errors);
+    const enqueued = await enqueue(this.tickContext(), plan, promoted, byId, errors, epoch);
+    const removed = await remove(this.tickContext(), plan, listing.partitions, epoch);
     errors.push(...(await partitionErrors(ledger, current, epoch)));
     const letters = await countDeadLetters(this.ports.deadLetters, (err) =>
-      errors.push(this.toStatusError(err)),
+      errors.push(toStatusError(this.runtime, err)),
     );
     const status = buildStatus({
       manifest: manifest.value,
@@ -220,80 +230,6 @@ export class Scheduler {
     return { status, enqueued, promoted: promoted.length, removed };
   }
 
-  /** Marks ready every waiting partition whose parents all finished; returns the promoted entries' positions. */
-  private async promote(plan: TickPlan, byId: Map<string, ListedPartition>, errors: StatusError[]) {
-    const parents = [...byId.values()].map((p) => p.view);
-    const promoted: Array<{ id: string; position: Timestamp; writer: string }> = [];
-    for (const id of plan.promote) {
-      const epoch = byId.get(id)!.view.epoch;
-      try {
-        const out = await this.ports.ledger.updatePartition(epoch, id, (e, w) => markReady(e, parents, w));
-        if (out.kind === 'written' || (out.kind === 'refused' && out.entry.state === 'ready')) {
-          promoted.push({ id, position: out.entry.position, writer: out.entry.writer });
-        }
-      } catch (err) {
-        errors.push(this.toStatusError(err, id));
-      }
-    }
-    return promoted;
-  }
-
-  private async enqueue(
-    plan: TickPlan,
-    promoted: Array<{ id: string; position: Timestamp; writer: string }>,
-    byId: Map<string, ListedPartition>,
-    errors: StatusError[],
-    epoch: number,
-  ): Promise<number> {
-    const { queue } = this.ports;
-    const url = this.settings.readerUrl;
-    // A takeover of an expired lease needs no special name: the holder's writes changed the entry's writer.
-    const listed = (id: string) => {
-      const v = byId.get(id)!.view;
-      return { id, position: v.position, writer: v.writer };
-    };
-    const work = [...plan.enqueue.map(listed), ...promoted, ...plan.expired.map(listed)];
-    let created = 0;
-    for (const w of work) {
-      try {
-        const task = {
-          pipeline: this.settings.config.pipeline,
-          epoch,
-          partition: w.id,
-          position: w.position,
-        };
-        const out = await enqueueReaderTask(queue, url, task, w.writer);
-        if (out === 'created') created++;
-      } catch (err) {
-        errors.push(this.toStatusError(err, w.id));
-      }
-    }
-    return created;
-  }
-
-  /**
-   * Deletes removable finished partitions, orphaned waiting ones and entries of older epochs (compare-and-swap
-   * on generation).
-   */
-  private async remove(plan: TickPlan, all: ListedPartition[], epoch: number): Promise<number> {
-    const removable = new Set(plan.removable);
-    const orphaned = new Set(plan.orphaned);
-    let removed = 0;
-    for (const p of all) {
-      const orphan = p.view.epoch === epoch && orphaned.has(p.view.id);
-      const gone = p.view.epoch !== epoch || removable.has(p.view.id) || orphan;
-      if (!gone || !(await this.ports.ledger.deleteObject(p.name, p.generation))) continue;
-      removed++;
-      // A stalled reader re-created it after its lineage was finished and removed (ADR-1509).
-      if (orphan)
-        this.runtime.log.warn('partition.orphan-removed', {
-          partition: p.view.id,
-          parents: p.view.parentIds,
-        });
-    }
-    return removed;
-  }
-
   private async recordCompleteness(watermark: Timestamp | null, tables: TableStatus[]): Promise<void> {
     if (watermark === null) return;
     const entries = tables
@@ -304,78 +240,5 @@ export class Scheduler {
           .map((destination) => ({ sourceTable: t.source, destination, watermark })),
       );
     await this.ports.completeness.record(entries);
-  }
-
-  /**
-   * Warns within the margin of the stream's retention; on expiry stops the pipeline (`fail`) or starts a new
-   * epoch at now (`restart`, `restart-and-backfill`), logging the interval whose changes are lost.
-   */
-  private async guardRetention(
-    manifest: Versioned<Manifest>,
-    watermark: Timestamp | null,
-    stream: ValidatedStream,
-    now: Timestamp,
-  ): Promise<{
-    info: PipelineStatus['retention'];
-    stopped?: boolean;
-    restarted?: boolean;
-    manifest?: Versioned<Manifest>;
-  }> {
-    const retentionMs = stream.options.retentionSeconds * 1000;
-    const marginMs = this.settings.retentionMarginMs;
-    const ageMs = watermark === null ? 0 : diffMillis(now, watermark);
-    const danger = ageMs >= retentionMs - marginMs;
-    const info = { seconds: stream.options.retentionSeconds, marginSeconds: marginMs / 1000, danger };
-    if (watermark === null || manifest.value.state !== 'running' || !danger) return { info };
-    const log = this.runtime.log;
-    if (ageMs < retentionMs) {
-      log.warn('retention.danger', {
-        watermark: formatTimestamp(watermark),
-        ageSeconds: ageMs / 1000,
-        retentionSeconds: stream.options.retentionSeconds,
-      });
-      return { info };
-    }
-    const lost = { from: formatTimestamp(addNanos(watermark, 1n)), to: formatTimestamp(now) };
-    if (this.settings.config.retentionFallback === 'fail') {
-      const reason = `the watermark ${formatTimestamp(watermark)} is older than the stream's retention of ${stream.options.retentionSeconds} s: changes after it can no longer be read. Set SLUICE_RETENTION_FALLBACK=restart to restart at now (losing ${lost.from}..${lost.to}), or backfill and restart`;
-      const stopped: Manifest = {
-        ...manifest.value,
-        state: 'stopped',
-        reason,
-        writer: newWriterToken('scheduler'),
-      };
-      const generation = await this.ports.ledger.writeManifest(stopped, manifest.generation);
-      log.error('pipeline.failed', new SluiceError('permanent', reason), { lost });
-      return { info, stopped: true, ...(generation ? { manifest: { value: stopped, generation } } : {}) };
-    }
-    const fallback = this.settings.config.retentionFallback;
-    log.error(
-      'retention.restart',
-      new SluiceError('permanent', 'positions expired; restarting the ledger at now'),
-      { lost, fallback },
-    );
-    // restart-and-backfill: the replicas are reloaded at T and the stream resumes at T + 1 ns (see ADR-702).
-    const restartAt =
-      fallback === 'restart-and-backfill'
-        ? await snapshotHandOver(
-            this.startArgs(),
-            retentionBackfillId(manifest.value.epoch + 1),
-            'retention-fallback',
-          )
-        : now;
-    const restarted = await startPipeline(this.startArgs(), manifest, restartAt);
-    return { info, restarted: true, ...(restarted ? { manifest: restarted } : {}) };
-  }
-
-  private toStatusError(err: unknown, partition?: string): StatusError {
-    const e = SluiceError.from(err);
-    this.runtime.log.error('scheduler.error', e, partition ? { partition } : {});
-    return {
-      ...(partition ? { partition } : {}),
-      kind: e.kind,
-      message: e.message,
-      at: formatTimestamp(this.runtime.now()),
-    };
   }
 }
