@@ -15,6 +15,7 @@ import { fromEpochMillis } from '../../shared/domain/timestamp';
 import { createAdapters } from '../../shared/wiring/adapters';
 import { type Clients, createClients } from '../../shared/wiring/clients';
 import { startChildEmulator } from './child-emulator';
+import { profilePhase } from './profile';
 import { memorySampler } from './stats';
 
 const PROJECT = 'sluice-bench';
@@ -125,6 +126,8 @@ export interface BackfillOptions {
   /** Load the history table too (default: the replica only, as `startAt: snapshot` does). */
   history?: boolean;
   progress?: (message: string) => void;
+  /** Writes a CPU profile of each backfill run (not the loading, not the bare client) into this folder. */
+  profileDir?: string;
 }
 
 function cpuMs(since: NodeJS.CpuUsage): number {
@@ -179,6 +182,7 @@ export async function backfillThroughput(o: BackfillOptions): Promise<BackfillRu
       const started = await startBackfill(deps, { tables: ['Wide'] });
       if (!started.ok) throw new Error(started.problems.join('; '));
       const memory = memorySampler(100);
+      const stopProfile = await profilePhase(o.profileDir, `backfill-${r + 1}`);
       const cpu = process.cpuUsage();
       const wall = performance.now();
       // Progress as an operator sees it: the job view, every 10 s.
@@ -192,6 +196,7 @@ export async function backfillThroughput(o: BackfillOptions): Promise<BackfillRu
       const partitions = await runTasks(deps, queue, o.concurrency).finally(() => clearInterval(ticker));
       const used = cpuMs(cpu);
       const wallMs = performance.now() - wall;
+      await stopProfile();
       const peak = memory.stop();
       const view = await getBackfill(deps, `bench${r}`);
       if (view?.state !== 'succeeded' || view.rowsWritten !== o.rows)

@@ -15,6 +15,10 @@ import { type WriterRun, writerThroughput } from './writer-throughput';
 const quick = process.argv.includes('--quick');
 /** `--only writer` (or `backfill`, `reader`, `enrichment`) runs that benchmark alone. */
 const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
+/** `--profile <dir>`: CPU profiles of the measured phases (the backfill's for now) written there. */
+const profileDir = process.argv.includes('--profile')
+  ? process.argv[process.argv.indexOf('--profile') + 1]
+  : undefined;
 const RUNS = quick ? 1 : 3;
 
 function progress(message: string): void {
@@ -173,6 +177,7 @@ async function backfillFigures(): Promise<Figure[]> {
     concurrency: 4,
     partitionBytes: 4 * 1024 * 1024,
     progress,
+    ...(profileDir ? { profileDir } : {}),
   });
   const rate = (r: BackfillRun) => r.rows / (r.cpuMs / 1000);
   const ceiling = (r: BackfillRun) => r.rows / (r.ceilingCpuMs / 1000);

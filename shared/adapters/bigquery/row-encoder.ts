@@ -1,18 +1,19 @@
 /**
- * JSON-writer rows → serialized protobuf rows for the Storage Write API, with a protobufjs `Type` built once
+ * JSON-writer rows → serialized protobuf rows for the Storage Write API, from a protobufjs `Type` built once
  * per descriptor. The client's JSON writer deep-copies every row and, for each array value, looks its element
  * type up by a name that is not a message type (a thrown and caught error per array value); at tens of
- * thousands of rows per window that was the largest single cost of the sinks. The conversions applied here
- * are the JSON writer's for the values a {@link WriterValue} can hold: names a proto field cannot carry are
- * replaced by the client's placeholder name, NULL is left out, and a number bound for a string field (INT64,
- * NUMERIC, …) is written as its decimal text — inside arrays too. A decimal string of at most 15 digits
- * bound for a 64-bit integer field (INT64, TIMESTAMP micros) is handed to protobufjs as a number: the same
- * varint, without parsing the text into a Long. A value for a column the descriptor lacks is an
- * {@link UnknownFieldError}, never dropped.
+ * thousands of rows per window that was the largest single cost of the sinks, and protobufjs's own encoding
+ * (a message object per row, an `Op` per field, a `Long` per 64-bit value) the next. The conversions applied
+ * here are the JSON writer's for the values a {@link WriterValue} can hold: names a proto field cannot carry
+ * are replaced by the client's placeholder name, NULL is left out, a number bound for a string field (INT64,
+ * NUMERIC, …) is written as its decimal text, decimal text bound for a 64-bit integer field (INT64,
+ * TIMESTAMP micros) as that integer over its whole range, base64 text bound for BYTES as its bytes — inside
+ * arrays too. A value for a column the descriptor lacks is an {@link UnknownFieldError}, never dropped.
  */
 import { adapt, protos } from '@google-cloud/bigquery-storage';
 import { Type } from 'protobufjs';
 import type { WriterValue } from '../../domain/value-mapping';
+import { WireWriter } from './wire-writer';
 
 type Descriptor = protos.google.protobuf.IDescriptorProto;
 
@@ -30,22 +31,32 @@ function placeholderName(name: string): string {
     .replace(/-/g, '_')}`;
 }
 
-/** Per column name of a row: the proto field name and how its values are handed to protobufjs. */
+/** How values of one field are written: a scalar kind of the wire writer, or protobufjs for anything else. */
+type FieldKind = 'string' | 'int64' | 'int32' | 'uint32' | 'double' | 'float' | 'bool' | 'bytes';
+
+/** Per column name of a row: the proto field it goes to and how its values are written. */
 interface FieldPlan {
   protoName: string;
-  /** Numbers become decimal text (string fields). */
-  numberAsText: boolean;
-  /** Short decimal strings become numbers (64-bit integer fields). */
-  textAsNumber: boolean;
+  /** The field's key on the wire (field number and wire type). */
+  tag: number;
+  kind: FieldKind;
+  repeated: boolean;
 }
 
-const INTEGER_64 = new Set(['int64', 'uint64', 'sint64', 'fixed64', 'sfixed64']);
+const KINDS: Record<string, { kind: FieldKind; wireType: number }> = {
+  string: { kind: 'string', wireType: 2 },
+  bytes: { kind: 'bytes', wireType: 2 },
+  int64: { kind: 'int64', wireType: 0 },
+  uint64: { kind: 'int64', wireType: 0 },
+  int32: { kind: 'int32', wireType: 0 },
+  uint32: { kind: 'uint32', wireType: 0 },
+  bool: { kind: 'bool', wireType: 0 },
+  double: { kind: 'double', wireType: 1 },
+  float: { kind: 'float', wireType: 5 },
+};
+
 /** Decimal text every digit of which a double holds exactly. */
 const SAFE_DECIMAL = /^-?\d{1,15}$/;
-
-function asNumberIfSafe(value: WriterValue): WriterValue {
-  return typeof value === 'string' && SAFE_DECIMAL.test(value) ? Number(value) : value;
-}
 
 /** A row value for a column the descriptor (the table's schema as the writer saw it) does not have. */
 export class UnknownFieldError extends Error {
@@ -55,14 +66,23 @@ export class UnknownFieldError extends Error {
   }
 }
 
-/** Encodes rows with one descriptor; build a new one when the descriptor changes. */
+/**
+ * Encodes rows with one descriptor; build a new one when the descriptor changes. Rows are written by
+ * {@link WireWriter} field by field from a plan per column (no message object, no copy of the row); a
+ * descriptor with a field the plan cannot write (a message, an enum, a packed list) encodes through
+ * protobufjs instead, with the conversions above.
+ */
 export class RowEncoder {
   private readonly type: Type;
   private readonly plans = new Map<string, FieldPlan>();
+  private readonly out = new WireWriter();
+  /** Whether every field has a scalar kind the wire writer handles. */
+  private readonly direct: boolean;
 
   constructor(descriptor: Descriptor) {
     const normalized = adapt.normalizeDescriptor(new protos.google.protobuf.DescriptorProto(descriptor));
     this.type = Type.fromDescriptor(normalized);
+    this.direct = this.type.fieldsArray.every((f) => KINDS[f.type] !== undefined && !f.packed);
   }
 
   /** Whether the descriptor has a field for column `name`. */
@@ -72,36 +92,102 @@ export class RowEncoder {
 
   /** One serialized message per row, in order. */
   encode(rows: JsonRow[]): Uint8Array[] {
-    // protobufjs encodes plain objects as they are: no message instance per row.
-    return rows.map((row) => this.type.encode(this.convert(row)).finish());
+    if (!this.direct) return rows.map((row) => this.type.encode(this.convert(row)).finish());
+    return rows.map((row) => this.write(row));
   }
 
   private plan(name: string): FieldPlan {
     let plan = this.plans.get(name);
     if (!plan) {
       const protoName = PROTO_NAME.test(name) ? name : placeholderName(name);
+      const field = this.type.fields[protoName];
       // Never drop a value: protobufjs would silently skip a name its type lacks.
-      if (!this.type.fields[protoName]) throw new UnknownFieldError(name);
-      const type = this.type.fields[protoName]?.type;
-      plan = { protoName, numberAsText: type === 'string', textAsNumber: INTEGER_64.has(type ?? '') };
+      if (!field) throw new UnknownFieldError(name);
+      const { kind, wireType } = KINDS[field.type] ?? { kind: 'string', wireType: 2 };
+      plan = { protoName, tag: ((field.id << 3) | wireType) >>> 0, kind, repeated: field.repeated };
       this.plans.set(name, plan);
     }
     return plan;
   }
 
+  private write(row: JsonRow): Uint8Array {
+    const out = this.out;
+    for (const name in row) {
+      const value = row[name];
+      if (value === null || value === undefined) continue;
+      const plan = this.plan(name);
+      if (!Array.isArray(value)) {
+        out.uint32(plan.tag);
+        writeValue(out, plan.kind, value, name);
+      } else {
+        if (!plan.repeated) throw new TypeError(`column ${name}: a list for a field that is not repeated`);
+        for (const element of value) {
+          out.uint32(plan.tag);
+          writeValue(out, plan.kind, element, name);
+        }
+      }
+    }
+    return out.take();
+  }
+
+  /** The row as protobufjs takes it (the path for descriptors the wire writer does not cover). */
   private convert(row: JsonRow): Record<string, WriterValue> {
     const out: Record<string, WriterValue> = {};
     for (const name in row) {
       const value = row[name] as WriterValue;
-      const { protoName, numberAsText, textAsNumber } = this.plan(name);
-      if (textAsNumber)
+      const { protoName, kind } = this.plan(name);
+      const field = this.type.fields[protoName];
+      if (kind === 'int64')
         out[protoName] = Array.isArray(value) ? value.map(asNumberIfSafe) : asNumberIfSafe(value);
-      else if (!numberAsText) out[protoName] = value;
+      else if (field?.type !== 'string') out[protoName] = value;
       else if (typeof value === 'number') out[protoName] = value.toString(10);
       else if (Array.isArray(value))
         out[protoName] = value.map((v) => (typeof v === 'number' ? v.toString(10) : v));
       else out[protoName] = value;
     }
     return out;
+  }
+}
+
+function asNumberIfSafe(value: WriterValue): WriterValue {
+  return typeof value === 'string' && SAFE_DECIMAL.test(value) ? Number(value) : value;
+}
+
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+/** Decimal text as a 64-bit integer; text out of range is refused rather than wrapped modulo 2^64. */
+function int64Of(text: string, column: string): bigint {
+  const value = BigInt(text);
+  if (value < INT64_MIN || value > INT64_MAX)
+    throw new RangeError(`column ${column}: ${text} is out of the INT64 range`);
+  return value;
+}
+
+/** One value of a field, by the field's kind, with the JSON writer's conversions. */
+function writeValue(out: WireWriter, kind: FieldKind, value: WriterValue, column: string): void {
+  if (value === null || Array.isArray(value))
+    throw new TypeError(`column ${column}: a ${value === null ? 'NULL' : 'nested list'} inside a list`);
+  switch (kind) {
+    case 'string':
+      return out.string(typeof value === 'string' ? value : String(value));
+    case 'int64':
+      if (typeof value === 'number') return out.int64FromNumber(value);
+      if (typeof value === 'boolean') return out.uint32(value ? 1 : 0);
+      if (SAFE_DECIMAL.test(value)) return out.int64FromNumber(Number(value));
+      return out.int64FromBigInt(int64Of(value, column));
+    case 'int32':
+      return out.int64FromNumber(Number(value) | 0);
+    case 'uint32':
+      return out.uint32(Number(value));
+    case 'double':
+      return out.double(Number(value));
+    case 'float':
+      return out.float(Number(value));
+    case 'bool':
+      return out.uint32(value ? 1 : 0);
+    case 'bytes':
+      if (typeof value !== 'string') throw new TypeError(`column ${column}: a ${typeof value} for BYTES`);
+      return out.bytes(Buffer.from(value, 'base64'));
   }
 }

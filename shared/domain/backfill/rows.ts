@@ -4,7 +4,7 @@
  * with mod type `SNAPSHOT` and identity `snapshot/<job>/<T ns>/<table>/<key>` — unique by construction (one
  * job reads a key once; two jobs are two snapshots), and written once per partition (ADR-1601).
  */
-import { backfillSequenceNumber } from '../cdc-sequence';
+import { backfillSequenceNumber, type ChangeSequenceNumber } from '../cdc-sequence';
 import type { JsonValue } from '../change-record';
 import { exactKeyColumn } from '../exact-keys';
 import type { HistoryRow } from '../history-rows';
@@ -25,6 +25,15 @@ function keyOf(row: Record<string, WriterValue>, primaryKey: string[]): Record<s
   return key;
 }
 
+/** The last snapshot's sequence number: every row of a job has the same one (computed once, not per row). */
+let lastSequence: { at: Timestamp; sequence: ChangeSequenceNumber } | undefined;
+
+function sequenceAt(snapshotTimestamp: Timestamp): ChangeSequenceNumber {
+  if (lastSequence?.at !== snapshotTimestamp)
+    lastSequence = { at: snapshotTimestamp, sequence: backfillSequenceNumber(snapshotTimestamp) };
+  return lastSequence.sequence;
+}
+
 /** The replica UPSERT of one snapshot row. */
 export function snapshotUpsert(
   table: string,
@@ -37,7 +46,7 @@ export function snapshotUpsert(
     table,
     commitTimestamp: snapshotTimestamp,
     key: keyOf(row, primaryKey),
-    sequence: backfillSequenceNumber(snapshotTimestamp),
+    sequence: sequenceAt(snapshotTimestamp),
     row,
   };
 }
