@@ -17,7 +17,7 @@ import {
   type Transition,
 } from '../domain/ledger';
 import type { Logger } from '../domain/log';
-import type { Timestamp } from '../domain/timestamp';
+import { formatTimestamp, type Timestamp } from '../domain/timestamp';
 import type { LedgerStore } from './ledger-store';
 import type { ReaderTask } from './reader-task';
 import type { WindowPartial } from './window-run';
@@ -56,7 +56,11 @@ export async function recordTaskFailure(
     log.warn('task.conflict', { reason: e.message });
     return noop(e.message);
   }
-  log.error('task.failed', e, { retryable: e.kind === 'retryable' });
+  // `acknowledged`: the boundary the failed window's sinks had acknowledged, where the retry starts.
+  log.error('task.failed', e, {
+    retryable: e.kind === 'retryable',
+    ...(partial?.acked ? { acknowledged: formatTimestamp(partial.acked.at) } : {}),
+  });
   if (!leased) {
     // Nothing is held (the ledger itself failed, or the body names nothing we can record on).
     return {

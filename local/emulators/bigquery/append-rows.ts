@@ -92,8 +92,9 @@ async function handleOne(
   }
   conn.stream = req.writeStream || conn.stream;
   const name = conn.stream ?? '';
-  // A rule's `target` picks requests by write stream name (e.g. one table's streams).
-  const fault = opts.faults.take('AppendRows', name);
+  // A rule's `target` picks requests by write stream name (e.g. one table's streams), its `afterItems` lets
+  // that many requests of a connection be answered first (a failure after acknowledged appends).
+  const fault = opts.faults.take('AppendRows', name, conn.answered);
   await sleep(fault?.delayMs ?? 0);
   if (fault?.drop) {
     end({ code: grpc.status.UNAVAILABLE, details: 'Connection dropped by the emulator' });

@@ -57,13 +57,18 @@ export class FaultInjector {
     return id;
   }
 
-  /** Takes the next matching rule for `method` (and `subject`), counting it as fired; undefined when none applies. */
-  take(method: string, subject?: string): ActiveFault | undefined {
+  /**
+   * Takes the next matching rule for `method` (and `subject`), counting it as fired; undefined when none
+   * applies. `item` is the call's position in its stream (e.g. the requests a BigQuery append connection
+   * answered so far): taken with one, a rule with `afterItems` matches only from that position on.
+   */
+  take(method: string, subject?: string, item?: number): ActiveFault | undefined {
     const rule = this.rules.find(
       (r) =>
         r.fired < r.times &&
         (r.method === method || r.method === '*') &&
-        (r.target === undefined || (subject !== undefined && subject.includes(r.target))),
+        (r.target === undefined || (subject !== undefined && subject.includes(r.target))) &&
+        (item === undefined || r.afterItems === undefined || item >= r.afterItems),
     );
     if (rule) rule.fired++;
     return rule;

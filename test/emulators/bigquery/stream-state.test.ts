@@ -150,3 +150,27 @@ test('a fault rule with a target strikes only the write streams whose name conta
   wa.writer.close();
   wb.writer.close();
 });
+
+test('an append rule with afterItems answers that many requests of a connection, then strikes', async () => {
+  const a = await newTable();
+  const streamId = await client.createWriteStream({ streamType: CommittedStream, destinationTable: a.parent });
+  const rule = emu.admin.faults.add({
+    method: 'AppendRows',
+    times: 1,
+    afterItems: 2,
+    code: 14,
+    target: `/tables/${a.table}/`,
+  });
+  const w = await open(a.parent, streamId);
+  expect((await w.append([1], 0)).error).toBeFalsy();
+  expect((await w.append([2], 1)).error).toBeFalsy();
+  // UNAVAILABLE is retryable: the managedwriter rejects the append rather than answering it.
+  await expect(w.append([3], 2)).rejects.toThrow(/Injected failure/);
+  w.writer.close();
+  // The struck append wrote nothing: sent again at the same offset (a new connection) it lands once.
+  const again = await open(a.parent, streamId);
+  expect((await again.append([3], 2)).error).toBeFalsy();
+  again.writer.close();
+  expect(emu.admin.faults.list().find((r) => r.id === rule)?.fired).toBe(1);
+  expect(emu.admin.tableRows(DS, a.table).map((r) => Number(r.id))).toEqual([1, 2, 3]);
+});
