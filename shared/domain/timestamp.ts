@@ -29,7 +29,7 @@ export function fromNanos(ns: bigint): Timestamp {
  * bigints: every intermediate of years 0001..9999 is far inside the safe-integer range, and this runs for
  * every TIMESTAMP value a window maps.
  */
-function daysFromCivil(year: number, month: number, day: number): number {
+export function daysFromCivil(year: number, month: number, day: number): number {
   const y = month <= 2 ? year - 1 : year;
   const era = Math.floor(y / 400);
   const yoe = y - era * 400;
@@ -38,8 +38,8 @@ function daysFromCivil(year: number, month: number, day: number): number {
   return era * 146_097 + doe - 719_468;
 }
 
-/** Inverse of {@link daysFromCivil}. */
-function civilFromDays(days: bigint): [number, number, number] {
+/** Inverse of {@link daysFromCivil}: `[year, month, day]`. */
+export function civilFromDays(days: bigint): [number, number, number] {
   const z = days + 719_468n;
   const era = (z >= 0n ? z : z - 146_096n) / 146_097n;
   const doe = z - era * 146_097n;
@@ -52,7 +52,8 @@ function civilFromDays(days: bigint): [number, number, number] {
   return [Number(year), Number(month), Number(day)];
 }
 
-function daysInMonth(year: number, month: number): number {
+/** Days in a month of the proleptic Gregorian calendar. */
+export function daysInMonth(year: number, month: number): number {
   const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
   return [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1] ?? 0;
 }

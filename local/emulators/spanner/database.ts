@@ -24,6 +24,7 @@ import { debugKey, MAX_MUTATIONS_PER_COMMIT, tooManyMutations, uniqueIndexViolat
 import { mutationsCount } from './mutation-count';
 import type { QueryContext } from './query';
 import { Schema, type Table } from './schema';
+import { registerSqlRuntime } from './sql/runtime';
 import { type ReadView, type Row, Storage } from './storage';
 import type { Dialect } from './tokenizer';
 import { COMMIT_TIMESTAMP_SENTINEL, nanosToText, storedToWire } from './values';
@@ -32,6 +33,8 @@ import { type MutationJson, Writer, type WriteTxn } from './writes';
 /** A transaction known to the database. */
 export interface Txn extends WriteTxn {
   readOnly: boolean;
+  /** A partitioned-DML transaction: each statement commits on its own. */
+  partitioned?: boolean;
   state: 'active' | 'committed' | 'rolledBack';
   tag: string;
   commitNs?: bigint;
@@ -131,9 +134,9 @@ export class EmulatedDatabase {
   }
 
   /** Starts a transaction. */
-  begin(readOnly: boolean, snapNs: bigint, tag = ''): Txn {
+  begin(readOnly: boolean, snapNs: bigint, tag = '', partitioned = false): Txn {
     const id = randomBytes(12).toString('base64');
-    const txn: Txn = { id, snapNs, readOnly, state: 'active', tag, written: new Map() };
+    const txn: Txn = { id, snapNs, readOnly, state: 'active', tag, written: new Map(), partitioned };
     this.txns.set(id, txn);
     return txn;
   }
@@ -300,20 +303,5 @@ function registerFunctions(db: Sqlite.Database, clock: Clock): void {
   db.function('spanner_ends_with', (a: unknown, b: unknown) =>
     a === null || b === null ? null : String(a).endsWith(String(b)) ? 1 : 0,
   );
-  db.function('spanner_concat', { varargs: true }, (...xs: unknown[]) =>
-    xs.some((x) => x === null) ? null : xs.map(String).join(''),
-  );
-  db.function('spanner_mod', opts, (a: unknown, b: unknown) => {
-    if (a === null || b === null) return null;
-    if (b === 0n) throw new SpannerError(Code.OUT_OF_RANGE, 'division by zero');
-    return (a as bigint) % (b as bigint);
-  });
-  db.function('spanner_div', opts, (a: unknown, b: unknown) => {
-    if (a === null || b === null) return null;
-    if (b === 0n) throw new SpannerError(Code.OUT_OF_RANGE, 'division by zero');
-    return (a as bigint) / (b as bigint);
-  });
-  db.function('spanner_array_length', (a: unknown) =>
-    a === null ? null : (JSON.parse(String(a)) as unknown[]).length,
-  );
+  registerSqlRuntime(db, () => clock.nowNs());
 }

@@ -69,6 +69,18 @@ export class InformationSchema {
     return kind === 'B' && this.schema.dialect !== 'POSTGRESQL' ? { code: 'BOOL' } : { code: 'STRING' };
   }
 
+  /** The columns of a view (names in the dialect's case) with their types, or undefined for no such view. */
+  columns(view: string): Array<{ name: string; type: SpannerTypeJson }> | undefined {
+    const v = view.toUpperCase();
+    if (!VIEWS[v]) return undefined;
+    return columnsOf(v).map(([n]) => ({ name: this.name(n), type: this.typeOf(v, n) as SpannerTypeJson }));
+  }
+
+  /** The SQLite name of a view's table. */
+  sqlName(view: string): string {
+    return `information_schema.${qi(this.name(view.toUpperCase()))}`;
+  }
+
   /**
    * Refills the tables from `schema` (the live one, or the version a read at an earlier timestamp sees) when
    * they were filled from another schema or it changed since. The change-stream views are always current.

@@ -14,7 +14,7 @@ import { wireToProto } from './values';
 export interface Outcome {
   metadata: { rowType: { fields: QueryResult['fields'] }; transaction?: Resolved['metadata'] };
   rows: AsyncIterable<WireValue[]> | WireValue[][];
-  stats?: { rowCountExact: string };
+  stats?: { rowCountExact?: string; rowCountLowerBound?: string };
   /** The snapshot the rows were read at, carried in resume tokens (absent for change-stream queries). */
   snapNs?: bigint;
 }

@@ -4,44 +4,28 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { EmulatedDatabase } from './database';
-import { Code, SpannerError } from './hooks';
+import { Code, SpannerError, type SpannerTypeJson, type WireValue } from './hooks';
+import { catalogOf } from './query';
 import type { Table } from './schema';
 import type { Resolved, SelectorJson } from './selector';
+import { rootPartitionTable } from './sql/partitionable';
 import type { EmulatorState } from './state';
 import { qi, type ReadView } from './storage';
-import { isWord, tokenize } from './tokenizer';
-import { translate } from './translate';
-
-const NOT_ROOT = [
-  'ORDER',
-  'GROUP',
-  'LIMIT',
-  'DISTINCT',
-  'JOIN',
-  'UNION',
-  'HAVING',
-  'INTERSECT',
-  'EXCEPT',
-  'COUNT',
-  'SUM',
-  'MIN',
-  'MAX',
-  'AVG',
-];
 
 /** The table a partitionable query reads, or INVALID_ARGUMENT as the service answers. */
-export function partitionSubject(db: EmulatedDatabase, sql: string): string {
-  const t = translate(sql, db.dialect, db.schema);
-  const words = tokenize(sql, db.dialect);
-  if (
-    t.tables.size !== 1 ||
-    words.some((w) => NOT_ROOT.some((k) => isWord(w, k)) || isWord(w, 'INFORMATION_SCHEMA'))
-  )
+export function partitionSubject(
+  db: EmulatedDatabase,
+  sql: string,
+  params: Record<string, WireValue> = {},
+  types: Record<string, SpannerTypeJson> = {},
+): string {
+  const table = rootPartitionTable(sql, db.dialect, catalogOf(db.ctx), params, types);
+  if (!table)
     throw new SpannerError(
       Code.INVALID_ARGUMENT,
       'Query is not root partitionable since it does not have a DistributedUnion at the root. Please check the conditions for a query to be root-partitionable.',
     );
-  return [...t.tables][0] as string;
+  return table;
 }
 
 /** The snapshot and key range of a partition token, checked against the request it came with. */

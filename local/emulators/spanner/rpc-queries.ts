@@ -3,8 +3,8 @@
  * StreamingRead, PartitionQuery and PartitionRead.
  */
 import type * as grpc from '@grpc/grpc-js';
-import type { EmulatedDatabase } from './database';
-import { isDml, runDml } from './dml';
+import type { EmulatedDatabase, Txn } from './database';
+import { type DmlOutcome, isDml, runDml } from './dml';
 import { streaming, unary } from './grpc-util';
 import { Code, SpannerError, type SpannerTypeJson, type StreamingQuery, type WireValue } from './hooks';
 import {
@@ -16,12 +16,11 @@ import {
   writePartials,
 } from './partials';
 import { createPartitions, type PartitionHints, partitionSubject, partitionView } from './partition-tokens';
-import { runTranslated } from './query';
+import { runQuery } from './query';
 import { type ReadSpec, readRows } from './read';
 import { type Resolved, resolve, type SelectorJson } from './selector';
 import type { EmulatorState } from './state';
-import { translate } from './translate';
-import { type ProtoValue, paramToStored, protoToWire, type StoredValue } from './values';
+import { type ProtoValue, protoToWire, wireToProto } from './values';
 
 /** Plain-object ExecuteSqlRequest (the fields used). */
 interface SqlRequest {
@@ -47,9 +46,26 @@ function wireParams(req: SqlRequest): Record<string, WireValue> {
   return Object.fromEntries(Object.entries(req.params?.fields ?? {}).map(([k, v]) => [k, protoToWire(v)]));
 }
 
-function storedParams(req: SqlRequest): Record<string, StoredValue> {
-  const types = req.paramTypes ?? {};
-  return Object.fromEntries(Object.entries(wireParams(req)).map(([k, v]) => [k, paramToStored(v, types[k])]));
+/** Runs one DML statement of a request in its transaction (a partitioned one commits at once). */
+function dml(db: EmulatedDatabase, txn: Txn, req: SqlRequest): DmlOutcome & { partitioned: boolean } {
+  const partitioned = txn.partitioned === true;
+  if (partitioned) txn.snapNs = db.clock.nowNs();
+  const run = {
+    ctx: db.ctx,
+    txn,
+    writer: db.writer(txn),
+    params: wireParams(req),
+    types: req.paramTypes ?? {},
+    partitioned,
+  };
+  try {
+    const out = runDml(run, req.sql);
+    if (partitioned) db.commit(txn, []);
+    return { ...out, partitioned };
+  } catch (err) {
+    if (partitioned) db.rollback(txn);
+    throw err;
+  }
 }
 
 /**
@@ -84,12 +100,12 @@ async function execute(
   if (routed) return { metadata: routed.metadata, rows: routed.rows };
   if (isDml(req.sql)) {
     const r = await resolve(db, req.transaction, true, req.requestOptions?.transactionTag);
-    const txn = r.txn as NonNullable<typeof r.txn>;
-    const n = runDml({ ctx: db.ctx, txn, writer: db.writer(txn), params: storedParams(req) }, req.sql);
+    const out = dml(db, r.txn as Txn, req);
+    const count = String(out.count);
     return {
-      metadata: { rowType: { fields: [] }, transaction: r.metadata },
-      rows: [],
-      stats: { rowCountExact: String(n) },
+      metadata: { rowType: { fields: out.returned?.fields ?? [] }, transaction: r.metadata },
+      rows: out.returned?.rows ?? [],
+      stats: out.partitioned ? { rowCountLowerBound: count } : { rowCountExact: count },
     };
   }
   const r = await resolveRead(db, req.transaction, parseResumeToken(req.resumeToken));
@@ -97,8 +113,7 @@ async function execute(
   if (req.partitionToken?.length)
     view = partitionView(state, db, req.partitionToken, req.sql, req.transaction);
   const ctx = db.ctxAt(view);
-  const t = translate(req.sql, db.dialect, ctx.schema);
-  const res = runTranslated(ctx, t, view, storedParams(req), req.paramTypes ?? {});
+  const res = runQuery(ctx, req.sql, view, wireParams(req), req.paramTypes ?? {});
   return {
     metadata: { rowType: { fields: res.fields }, transaction: r.metadata },
     rows: res.rows,
@@ -164,18 +179,14 @@ export function queryHandlers(state: EmulatorState): grpc.UntypedServiceImplemen
         const resultSets = [];
         for (const [i, s] of (req.statements ?? []).entries()) {
           try {
-            const n = runDml(
-              {
-                ctx: db.ctx,
-                txn,
-                writer: db.writer(txn),
-                params: storedParams({ ...s, session: req.session }),
-              },
-              s.sql,
-            );
+            const out = dml(db, txn, { ...s, session: req.session });
             resultSets.push({
-              metadata: { rowType: { fields: [] }, ...(i === 0 ? { transaction: r.metadata } : {}) },
-              stats: { rowCountExact: String(n) },
+              metadata: {
+                rowType: { fields: out.returned?.fields ?? [] },
+                ...(i === 0 ? { transaction: r.metadata } : {}),
+              },
+              rows: (out.returned?.rows ?? []).map((row) => ({ values: row.map(wireToProto) })),
+              stats: { rowCountExact: String(out.count) },
             });
           } catch (err) {
             const e = err instanceof SpannerError ? err : new SpannerError(Code.INTERNAL, String(err));
@@ -212,7 +223,7 @@ export function queryHandlers(state: EmulatorState): grpc.UntypedServiceImplemen
         const db = state.sessionDb(req.session);
         if (isDml(req.sql))
           throw new SpannerError(Code.INVALID_ARGUMENT, 'PartitionQuery does not accept DML');
-        const table = partitionSubject(db, req.sql);
+        const table = partitionSubject(db, req.sql, wireParams(req), req.paramTypes ?? {});
         const r = await resolve(db, req.transaction, false);
         return createPartitions(state, db, r, table, req.sql, hintsOf(req.partitionOptions));
       },

@@ -62,9 +62,12 @@ export async function beginFrom(
   opts: TxnOptionsJson | undefined,
   tag = '',
 ): Promise<Txn> {
-  if (opts?.mode === 'partitionedDml')
-    throw new SpannerError(Code.UNIMPLEMENTED, 'The emulator does not support partitioned DML');
   checkExclusion(opts);
+  if (opts?.mode === 'partitionedDml') {
+    const pdml = db.begin(false, db.clock.nowNs(), tag, true);
+    if (opts.excludeTxnFromChangeStreams) pdml.excludeFromChangeStreams = true;
+    return pdml;
+  }
   if (opts?.mode === 'readOnly') return db.begin(true, await boundNs(db, opts.readOnly), tag);
   const txn = db.begin(false, db.clock.nowNs(), tag);
   if (opts?.excludeTxnFromChangeStreams) txn.excludeFromChangeStreams = true;

@@ -160,6 +160,12 @@ function canonical(w: WireValue, type: SpannerTypeJson): WireValue {
     case 'ARRAY':
       if (!Array.isArray(w)) return bad('ARRAY values must be lists');
       return w.map((e) => canonical(e, type.arrayElementType as SpannerTypeJson));
+    case 'STRUCT': {
+      const fields = type.structType?.fields ?? [];
+      if (!Array.isArray(w) || w.length !== fields.length)
+        return bad(`STRUCT values must be lists of ${fields.length} field values`);
+      return w.map((e, i) => canonical(e, (fields[i] as { type: SpannerTypeJson }).type));
+    }
     default:
       throw new SpannerError(Code.UNIMPLEMENTED, `Type ${type.code} is not supported by the emulator`);
   }
@@ -180,6 +186,7 @@ export function wireToStored(w: WireValue, type: SpannerTypeJson): StoredValue {
     case 'BYTES':
       return Buffer.from(c as string, 'base64');
     case 'ARRAY':
+    case 'STRUCT':
       return JSON.stringify(c, (_k, v: unknown) =>
         typeof v === 'number' && !Number.isFinite(v) ? String(v) : v,
       );
@@ -206,15 +213,29 @@ export function storedToWire(v: StoredValue, type: SpannerTypeJson): WireValue {
       return floatWire(v);
     case 'BYTES':
       return Buffer.isBuffer(v) ? v.toString('base64') : Buffer.from(String(v)).toString('base64');
-    case 'ARRAY': {
-      const el = type.arrayElementType as SpannerTypeJson;
-      const list = JSON.parse(String(v)) as WireValue[];
-      return el.code === 'FLOAT64' || el.code === 'FLOAT32'
-        ? list.map((e) => (e === null ? null : toFloat(e)))
-        : list;
-    }
+    case 'ARRAY':
+    case 'STRUCT':
+      return jsonToWire(JSON.parse(String(v)) as WireValue, type);
     default:
       return Buffer.isBuffer(v) ? v.toString('base64') : String(v);
+  }
+}
+
+/** A stored ARRAY / STRUCT (parsed JSON of canonical wire values) → wire form: floats become numbers. */
+export function jsonToWire(w: WireValue, type: SpannerTypeJson): WireValue {
+  if (w === null) return null;
+  switch (type.code) {
+    case 'FLOAT64':
+    case 'FLOAT32':
+      return toFloat(w);
+    case 'ARRAY':
+      return (w as WireValue[]).map((e) => jsonToWire(e, type.arrayElementType as SpannerTypeJson));
+    case 'STRUCT': {
+      const fields = type.structType?.fields ?? [];
+      return (w as WireValue[]).map((e, i) => jsonToWire(e, (fields[i] as { type: SpannerTypeJson }).type));
+    }
+    default:
+      return w;
   }
 }
 

@@ -1,0 +1,54 @@
+/**
+ * Table references in FROM: WITH names, user tables (read through their snapshot CTE), INFORMATION_SCHEMA
+ * views, PostgreSQL's `public.` schema; SPANNER_SYS and pg_catalog are not emulated.
+ */
+import { Code, SpannerError } from '../hooks';
+import { qi } from '../storage';
+import type { From } from './ast';
+import type { CompileCtx, Scope } from './scope';
+
+function notFound(path: string[], cx: CompileCtx, pos: number): never {
+  const name = path.join('.');
+  return cx.fail(cx.pg ? `relation "${name}" does not exist` : `Table not found: ${name}`, pos);
+}
+
+/** Compiles a table reference, adding its range to `s`; returns its SQL. */
+export function compileTable(f: From & { k: 'table' }, s: Scope, cx: CompileCtx): string {
+  const path = f.path;
+  const last = path[path.length - 1] as string;
+  const alias = cx.fresh('r');
+  const name = f.alias ?? last;
+  if (path.length === 1) {
+    const cte = s.cte(last);
+    if (cte) {
+      s.ranges.push({
+        name,
+        cols: cte.cols.map((c, i) => ({ name: c.name, type: c.type, sql: `${alias}."c${i}"` })),
+      });
+      return `${cte.sql} AS ${alias}`;
+    }
+  }
+  const schemaName = path.length === 2 ? (path[0] as string).toUpperCase() : '';
+  if (
+    path.length > 2 ||
+    (schemaName && schemaName !== 'INFORMATION_SCHEMA' && !(cx.pg && schemaName === 'PUBLIC'))
+  ) {
+    if (schemaName === 'SPANNER_SYS' || schemaName === 'PG_CATALOG')
+      throw new SpannerError(Code.UNIMPLEMENTED, `The emulator does not support ${path[0]} tables`);
+    return notFound(path, cx, f.pos);
+  }
+  if (schemaName === 'INFORMATION_SCHEMA') {
+    const cols = cx.catalog.info?.columns(last);
+    if (!cols) return notFound(path, cx, f.pos);
+    s.ranges.push({ name, cols: cols.map((c) => ({ ...c, sql: `${alias}.${qi(c.name)}` })) });
+    return `${cx.catalog.info?.sqlName(last)} AS ${alias}`;
+  }
+  const table = cx.catalog.schema.find(last);
+  if (!table) return notFound(path, cx, f.pos);
+  cx.tables.add(table.name.toLowerCase());
+  s.ranges.push({
+    name,
+    cols: table.columns.map((c) => ({ name: c.name, type: c.ct.type, sql: `${alias}.${qi(c.name)}` })),
+  });
+  return `${qi(table.name)} AS ${alias}`;
+}

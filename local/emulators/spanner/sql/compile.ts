@@ -1,0 +1,44 @@
+/**
+ * Entry point of the SQL front end: a query's text, the catalog and the request's parameters in; SQLite SQL,
+ * the output columns' names and types, the user tables read and the bound parameter values out.
+ */
+import type { SpannerTypeJson, WireValue } from '../hooks';
+import type { Dialect } from '../tokenizer';
+import type { StoredValue } from '../values';
+import { compileQuery } from './compile-query';
+import { Cursor } from './cursor';
+import { parseQuery } from './parse-query';
+import { type Catalog, CompileCtx, Params } from './scope';
+
+/** A compiled query, ready to run against a snapshot. */
+export interface CompiledStatement {
+  sql: string;
+  /** Lower-cased names of the user tables read (each gets a snapshot CTE). */
+  tables: Set<string>;
+  startsWithWith: boolean;
+  columns: Array<{ name: string; type: SpannerTypeJson }>;
+  params: Record<string, StoredValue>;
+}
+
+/** Compiles a query of the dialect against the catalog, with the request's parameter values and types. */
+export function compileStatement(
+  sql: string,
+  dialect: Dialect,
+  catalog: Catalog,
+  values: Record<string, WireValue> = {},
+  types: Record<string, SpannerTypeJson | undefined> = {},
+): CompiledStatement {
+  const c = new Cursor(sql.trim().replace(/;\s*$/, ''), dialect);
+  if (!c.isWord('SELECT') && !c.isWord('WITH') && !c.isOp('(')) c.fail('Expected a query (SELECT or WITH)');
+  const q = parseQuery(c);
+  if (!c.done()) c.fail('Expected end of input');
+  const cx = new CompileCtx(c.src, dialect, catalog, new Params(values, types));
+  const out = compileQuery(q, cx);
+  return {
+    sql: out.sql,
+    tables: cx.tables,
+    startsWithWith: out.sql.startsWith('WITH '),
+    columns: out.cols.map((col) => ({ name: col.name, type: col.type })),
+    params: cx.params.bind(),
+  };
+}

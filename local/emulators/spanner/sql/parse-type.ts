@@ -1,0 +1,133 @@
+/**
+ * Type names inside queries: `CAST(x AS ARRAY<STRING>)`, `STRUCT<a INT64, b STRING>(…)`, `ARRAY<INT64>[…]`
+ * in GoogleSQL; `x::bigint`, `CAST(x AS varchar(10)[])`, `::oid` in PostgreSQL.
+ */
+import { Code, SpannerError, type SpannerTypeJson } from '../hooks';
+import { at, type Cursor } from './cursor';
+
+const GSQL: Record<string, SpannerTypeJson> = {
+  INT64: { code: 'INT64' },
+  FLOAT64: { code: 'FLOAT64' },
+  FLOAT32: { code: 'FLOAT32' },
+  BOOL: { code: 'BOOL' },
+  STRING: { code: 'STRING' },
+  BYTES: { code: 'BYTES' },
+  DATE: { code: 'DATE' },
+  TIMESTAMP: { code: 'TIMESTAMP' },
+  NUMERIC: { code: 'NUMERIC' },
+  JSON: { code: 'JSON' },
+  UUID: { code: 'UUID' },
+};
+
+const PG: Record<string, SpannerTypeJson> = {
+  BIGINT: { code: 'INT64' },
+  INT8: { code: 'INT64' },
+  INT: { code: 'INT64' },
+  INT4: { code: 'INT64' },
+  INTEGER: { code: 'INT64' },
+  SMALLINT: { code: 'INT64' },
+  FLOAT8: { code: 'FLOAT64' },
+  'DOUBLE PRECISION': { code: 'FLOAT64' },
+  FLOAT: { code: 'FLOAT64' },
+  REAL: { code: 'FLOAT32' },
+  FLOAT4: { code: 'FLOAT32' },
+  BOOLEAN: { code: 'BOOL' },
+  BOOL: { code: 'BOOL' },
+  TEXT: { code: 'STRING' },
+  VARCHAR: { code: 'STRING' },
+  'CHARACTER VARYING': { code: 'STRING' },
+  BYTEA: { code: 'BYTES' },
+  DATE: { code: 'DATE' },
+  TIMESTAMPTZ: { code: 'TIMESTAMP' },
+  'TIMESTAMP WITH TIME ZONE': { code: 'TIMESTAMP' },
+  NUMERIC: { code: 'NUMERIC', typeAnnotation: 'PG_NUMERIC' },
+  DECIMAL: { code: 'NUMERIC', typeAnnotation: 'PG_NUMERIC' },
+  JSONB: { code: 'JSON', typeAnnotation: 'PG_JSONB' },
+  OID: { code: 'INT64', typeAnnotation: 'PG_OID' },
+  UUID: { code: 'UUID' },
+};
+
+/** Skips `(n)` / `(MAX)` / `(p, s)` after a type name. */
+function skipLength(c: Cursor): void {
+  if (!c.isOp('(')) return;
+  c.next();
+  while (!c.eatOp(')')) c.next();
+}
+
+function gsqlType(c: Cursor): SpannerTypeJson {
+  const pos = c.pos();
+  const word = c.ident().toUpperCase();
+  if (word === 'ARRAY') {
+    return { code: 'ARRAY', arrayElementType: parseArrayElementType(c) };
+  }
+  if (word === 'STRUCT') return structType(c);
+  const t = GSQL[word];
+  if (!t)
+    throw new SpannerError(Code.INVALID_ARGUMENT, `Type not found: ${word}${c.pg ? '' : at(c.src, pos)}`);
+  skipLength(c);
+  return t;
+}
+
+/** Consumes one `>`, splitting a `>>` token (as in `ARRAY<STRUCT<a INT64>>`). */
+function closeAngle(c: Cursor): void {
+  const t = c.peek();
+  if (t?.kind === 'op' && t.value === '>>') {
+    c.toks.splice(c.i, 1, { ...t, value: '>' }, { ...t, value: '>', pos: t.pos + 1 });
+  }
+  c.expectOp('>');
+}
+
+/** `STRUCT<[name] type, …>` after the word STRUCT. */
+function structType(c: Cursor): SpannerTypeJson {
+  const fields: Array<{ name: string; type: SpannerTypeJson }> = [];
+  if (c.eatOp('<>')) return { code: 'STRUCT', structType: { fields } };
+  c.expectOp('<');
+  for (;;) {
+    if (c.isOp('>') || c.isOp('>>')) break;
+    if (fields.length) c.expectOp(',');
+    // A field is `name type` or just `type`: a name is followed by another word or `<`-less type.
+    const named = (c.peek(1)?.kind === 'ident' || c.peek(1)?.kind === 'qident') && !c.isOp('<', 1);
+    const name = named ? c.ident() : '';
+    fields.push({ name, type: gsqlType(c) });
+  }
+  closeAngle(c);
+  return { code: 'STRUCT', structType: { fields } };
+}
+
+function pgType(c: Cursor): SpannerTypeJson {
+  let name = '';
+  let used = 0;
+  for (let n = 4; n >= 1 && !name; n--) {
+    const words = Array.from({ length: n }, (_, k) => c.peek(k));
+    if (words.some((w) => w?.kind !== 'ident')) continue;
+    const w = words.map((t) => t?.value.toUpperCase()).join(' ');
+    if (PG[w]) [name, used] = [w, n];
+  }
+  if (!name) throw new SpannerError(Code.INVALID_ARGUMENT, `type "${c.peek()?.value ?? ''}" does not exist`);
+  c.i += used;
+  skipLength(c);
+  let t = PG[name] as SpannerTypeJson;
+  while (c.isOp('[') && c.isOp(']', 1)) {
+    c.i += 2;
+    t = { code: 'ARRAY', arrayElementType: t };
+  }
+  return t;
+}
+
+/** Parses a type name at the cursor. */
+export function parseType(c: Cursor): SpannerTypeJson {
+  return c.pg ? pgType(c) : gsqlType(c);
+}
+
+/** `STRUCT<…>` when the cursor is at the `<` after STRUCT. */
+export function parseStructType(c: Cursor): SpannerTypeJson {
+  return structType(c);
+}
+
+/** `ARRAY<T>` element type when the cursor is at the `<` after ARRAY. */
+export function parseArrayElementType(c: Cursor): SpannerTypeJson {
+  c.expectOp('<');
+  const el = gsqlType(c);
+  closeAngle(c);
+  return el;
+}
