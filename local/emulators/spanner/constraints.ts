@@ -1,7 +1,7 @@
 /**
  * FOREIGN KEY and CHECK constraints: validated when DDL creates them, verified for every row a transaction
  * wrote when it commits (after all its mutations, as Spanner does), with the official emulator's codes and
- * messages. CHECK expressions are translated to SQLite like queries and evaluated over the written row.
+ * messages. CHECK expressions are compiled to SQLite like queries and evaluated over the written row.
  */
 import type BetterSqlite3 from 'better-sqlite3';
 import { Code, SpannerError, type SpannerTypeJson } from './hooks';
@@ -12,8 +12,8 @@ import {
   foreignKeyReferencingKeyFound,
 } from './messages';
 import type { CheckConstraint, ForeignKey, Schema, Table } from './schema';
+import { compileRowCondition } from './sql/compile';
 import { qi, type ReadView, type Row, type Storage } from './storage';
-import { translate } from './translate';
 import { type StoredValue, storedToWire } from './values';
 
 /** What a commit hands to the verifier. */
@@ -33,7 +33,7 @@ export interface WrittenRow {
 }
 
 function checkSql(schema: Schema, table: Table, check: CheckConstraint): string {
-  const expr = translate(check.expression, schema.dialect, schema).sql;
+  const expr = compileRowCondition(check.expression, schema, table);
   const cols = table.columns.map((c) => `? AS ${qi(c.name)}`).join(', ');
   return `SELECT (${expr}) AS ok FROM (SELECT ${cols})`;
 }

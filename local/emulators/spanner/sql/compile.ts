@@ -3,12 +3,15 @@
  * the output columns' names and types, the user tables read and the bound parameter values out.
  */
 import type { SpannerTypeJson, WireValue } from '../hooks';
-import type { Dialect } from '../tokenizer';
+import type { Schema, Table } from '../schema';
+import { qi } from '../storage';
+import type { Dialect, Token } from '../tokenizer';
 import type { StoredValue } from '../values';
-import { compileQuery } from './compile-query';
+import { compileQuery, condition } from './compile-query';
 import { Cursor } from './cursor';
+import { parseExpr } from './parse-expr';
 import { parseQuery } from './parse-query';
-import { type Catalog, CompileCtx, Params } from './scope';
+import { type Catalog, CompileCtx, Params, Scope } from './scope';
 
 /** A compiled query, ready to run against a snapshot. */
 export interface CompiledStatement {
@@ -41,4 +44,21 @@ export function compileStatement(
     columns: out.cols.map((col) => ({ name: col.name, type: col.type })),
     params: cx.params.bind(),
   };
+}
+
+/**
+ * A boolean expression over one row of `table` (a CHECK constraint), as SQLite SQL whose column references
+ * are the quoted column names: evaluate it over `SELECT ? AS "Col", …`.
+ */
+export function compileRowCondition(expression: Token[], schema: Schema, table: Table): string {
+  const c = new Cursor('', schema.dialect, expression);
+  const e = parseExpr(c);
+  if (!c.done()) c.fail('Expected end of expression');
+  const cx = new CompileCtx('', schema.dialect, { schema }, new Params({}, {}));
+  const s = new Scope();
+  s.ranges.push({
+    name: table.name,
+    cols: table.columns.map((col) => ({ name: col.name, type: col.ct.type, sql: qi(col.name) })),
+  });
+  return condition(e, s, cx, 'CHECK constraint expression');
 }

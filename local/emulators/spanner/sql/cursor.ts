@@ -29,9 +29,10 @@ export class Cursor {
   constructor(
     readonly src: string,
     readonly dialect: Dialect,
+    tokens?: Token[],
   ) {
     // Hints (`@{...}`) change plans, never results: they are dropped wherever they appear.
-    this.toks = tokenize(src, dialect).filter((t) => t.kind !== 'hint');
+    this.toks = (tokens ?? tokenize(src, dialect)).filter((t) => t.kind !== 'hint');
   }
 
   get pg(): boolean {
