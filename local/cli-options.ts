@@ -37,6 +37,7 @@ const schema = z.strictObject({
   readerPort: port,
   backfillPort: port,
   writerPort: port,
+  dataDir: z.string().min(1).optional(),
 });
 
 /** The flag of each port option, for error messages (a busy port names the flag that asked for it). */
@@ -76,6 +77,8 @@ export interface StartOptions {
   /** `--env NAME=VALUE`: extra or overriding environment of the functions. */
   env: Record<string, string>;
   ports: Partial<Record<keyof typeof PORT_FLAGS, number>>;
+  /** Keep every emulator's state in this directory across runs (default: in memory). */
+  dataDir?: string;
 }
 
 /** Usage text. */
@@ -90,6 +93,7 @@ export const USAGE = `usage: npm start -- [options]
   --log-file <path>             where the functions' log lines go
   --spanner-port <p> --gcs-port <p> --tasks-port <p> --bigquery-port <p> --bigquery-write-port <p>
   --scheduler-port <p> --reader-port <p> --backfill-port <p> --writer-port <p>
+  --data-dir <dir>              keep every emulator's state in this directory across runs (default: memory)
   --help
 exit codes: 0 BigQuery equals Spanner; 1 it differs or catch-up timed out; 2 bad flags or a busy port;
   3 the stack failed to start; 130 quit at once (a second Ctrl-C)`;
@@ -179,6 +183,7 @@ export function parseStartOptions(argv: string[]): StartOptions {
     logs: o.logs === true,
     ...(o.logFile !== undefined ? { logFile: o.logFile } : {}),
     env,
+    ...(o.dataDir !== undefined ? { dataDir: o.dataDir } : {}),
     ports: {
       spanner: o.spannerPort,
       gcs: o.gcsPort,

@@ -5,6 +5,8 @@
  * its admin HTTP endpoint (faults, churn), so a script outside this process can do the same against a running
  * stack.
  */
+
+import { join } from 'node:path';
 import { type BigQueryEmulator, startBigQueryEmulator } from './emulators/bigquery/emulator';
 import { type GcsEmulator, startGcsEmulator } from './emulators/gcs/emulator';
 import { type LineageEmulator, startLineageEmulator } from './emulators/lineage/emulator';
@@ -36,6 +38,8 @@ export interface EmulatorSetup {
   churnMs: number;
   /** Data per PartitionQuery partition (the Spanner emulator's `partitionBytes`; default 4 MiB). */
   partitionBytes?: number;
+  /** Keep each emulator's state in `<dataDir>/<emulator>` across runs (absent: in memory). */
+  dataDir?: string;
 }
 
 /** The running emulators and their admin handles. */
@@ -63,6 +67,7 @@ async function allOrNothing<T extends ReadonlyArray<Promise<{ stop(): Promise<vo
 
 /** Starts every emulator concurrently (if one cannot start, the others are stopped again). */
 export async function startEmulators(setup: EmulatorSetup): Promise<LocalEmulators> {
+  const dir = (name: string) => (setup.dataDir ? { dataDir: join(setup.dataDir, name) } : {});
   const [spanner, gcs, tasks, bigquery, lineage] = await allOrNothing([
     startSpannerEmulator({
       port: setup.ports.spanner ?? 0,
@@ -70,14 +75,16 @@ export async function startEmulators(setup: EmulatorSetup): Promise<LocalEmulato
       initialPartitions: setup.initialPartitions,
       churnMs: setup.churnMs,
       ...(setup.partitionBytes ? { partitionBytes: setup.partitionBytes } : {}),
+      ...dir('spanner'),
     }),
-    startGcsEmulator({ port: setup.ports.gcs ?? 0, adminPort: 0, buckets: [setup.bucket] }),
-    startTasksEmulator({ port: setup.ports.tasks ?? 0, adminPort: 0, queues: setup.queues }),
+    startGcsEmulator({ port: setup.ports.gcs ?? 0, adminPort: 0, buckets: [setup.bucket], ...dir('gcs') }),
+    startTasksEmulator({ port: setup.ports.tasks ?? 0, adminPort: 0, queues: setup.queues, ...dir('tasks') }),
     startBigQueryEmulator({
       grpcPort: setup.ports.bigqueryWrite ?? 0,
       restPort: setup.ports.bigqueryRest ?? 0,
       adminPort: 0,
       projectId: setup.projectId,
+      ...dir('bigquery'),
     }),
     startLineageEmulator({ port: setup.ports.lineage ?? 0, adminPort: 0 }),
   ] as const);

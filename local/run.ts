@@ -67,7 +67,7 @@ function startView(stack: LocalStack, workload: Workload | null, io: RunIO): () 
 }
 
 async function backfillProducts(stack: LocalStack, workload: Workload, io: RunIO): Promise<void> {
-  await workload.prefillProducts(200);
+  if (!(await workload.hasProducts())) await workload.prefillProducts(200);
   const url = stack.functions.backfill?.url;
   if (!url) return;
   const res = await fetch(`${url}/backfills`, {
@@ -95,6 +95,10 @@ export async function runLocal(stack: LocalStack, options: StartOptions, io: Run
   const seed = options.seed ?? freshSeed();
   const workload = options.workload ? stack.workload(seed) : null;
   if (workload) io.screen.print(`workload seed ${seed} (replay with --seed ${seed})`);
+  if (workload && stack.restored) {
+    await workload.resume();
+    io.screen.print('continuing on the state restored from --data-dir');
+  }
   // The first tick starts the pipeline at "now"; the workload must only write after that, or its first
   // changes would predate the stream's start and be missing from history.
   await startPipeline(stack, io);

@@ -56,6 +56,8 @@ export interface LocalStackOptions {
   functionEnv?: Record<string, string>;
   /** Called with every log line of every function. */
   onFunctionLog?: (line: FunctionLogLine) => void;
+  /** Keep every emulator's state here across runs (`npm start -- --data-dir <dir>`); default in memory. */
+  dataDir?: string;
 }
 
 /** A running local stack. */
@@ -63,6 +65,8 @@ export interface LocalStack {
   ready: ReadyInfo;
   schema: DemoSchema;
   emulators: LocalEmulators;
+  /** True when the demo database was restored from `dataDir` rather than created. */
+  restored: boolean;
   /** Official Spanner client and the demo database on the emulator. */
   spanner: Spanner;
   database: Database;
@@ -94,13 +98,22 @@ export interface LocalStack {
   stop(): Promise<void>;
 }
 
+/** Creates the demo database and dataset, or finds them restored from a data directory. */
 async function createDemoDatabase(emulators: LocalEmulators, schema: DemoSchema, spanner: Spanner) {
-  emulators.spanner.admin.createDatabase(databaseName(), schema.dialect);
   const database = spanner.instance(LOCAL.instance).database(LOCAL.database);
+  if (emulators.spanner.admin.hasDatabase(databaseName())) {
+    const dialect = emulators.spanner.admin.database(databaseName()).dialect;
+    if (dialect !== schema.dialect)
+      throw new Error(
+        `the data directory holds a ${dialect} demo database; start with --dialect ${dialect === 'POSTGRESQL' ? 'postgresql' : 'googlesql'} or another --data-dir`,
+      );
+    return { database, restored: true };
+  }
+  emulators.spanner.admin.createDatabase(databaseName(), schema.dialect);
   const [operation] = await database.updateSchema(schema.ddl);
   await operation.promise();
   await emulators.bigquery.bigquery().createDataset(LOCAL.dataset);
-  return database;
+  return { database, restored: false };
 }
 
 async function functionPorts(ports: LocalStackOptions['ports']): Promise<Record<FunctionName, number>> {
@@ -227,11 +240,12 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     initialPartitions: options.initialPartitions ?? 2,
     churnMs: options.churnMs ?? 4_000,
     ...(options.partitionBytes ? { partitionBytes: options.partitionBytes } : {}),
+    ...(options.dataDir ? { dataDir: options.dataDir } : {}),
   });
   const spanner = emulatorClient(emulators.spanner, LOCAL.projectId);
   const functions: Partial<Record<FunctionName, FunctionProcess>> = {};
   try {
-    const database = await createDemoDatabase(emulators, schema, spanner);
+    const { database, restored } = await createDemoDatabase(emulators, schema, spanner);
     const errors: FunctionLogLine[] = [];
     const onLine = (line: FunctionLogLine) => {
       if (['ERROR', 'CRITICAL', 'ALERT', 'EMERGENCY'].includes(line.severity)) errors.push(line);
@@ -253,7 +267,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       lineage: emulators.lineage.adminUrl ?? '',
     };
     return assemble(
-      { schema, emulators, spanner, database, functions, errors },
+      { schema, emulators, spanner, database, functions, errors, restored },
       readyInfo(schema, endpoints, admin, urls),
     );
   } catch (err) {
@@ -267,6 +281,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
 interface Parts {
   schema: DemoSchema;
   emulators: LocalEmulators;
+  restored: boolean;
   spanner: Spanner;
   database: Database;
   functions: Partial<Record<FunctionName, FunctionProcess>>;

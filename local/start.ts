@@ -96,6 +96,7 @@ async function main(options: StartOptions): Promise<number> {
       churnMs: options.churnMs,
       ports: options.ports,
       functionEnv: options.env,
+      ...(options.dataDir ? { dataDir: options.dataDir } : {}),
       onFunctionLog: (line) => {
         logFile.write(line);
         if (options.logs) screen.print(shortLogLine(line));

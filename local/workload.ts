@@ -80,6 +80,30 @@ export class Workload {
     this.orders = new Rows(schema.orders);
   }
 
+  /**
+   * Continues on a database that already holds rows (a restored `--data-dir`): updates and deletes pick from
+   * them, and new keys start after the largest ones.
+   */
+  async resume(): Promise<void> {
+    for (const rows of [this.customers, this.orders]) {
+      const [found] = await this.database.run({ sql: `SELECT * FROM ${rows.table.name}`, json: true });
+      for (const r of found as WireRow[]) rows.byKey.set(rows.id(r), r);
+    }
+    const ids = [...this.customers.byKey.values()].map((r) => Number(r.customer_id) || 0);
+    const orders = [...this.orders.byKey.values()].map((r) => Number(String(r.order_id).slice(2)) || 0);
+    this.nextCustomer = Math.max(0, ...ids) + 1;
+    this.nextOrder = Math.max(0, ...orders) + 1;
+  }
+
+  /** Whether the products table already holds rows (a restored `--data-dir`). */
+  async hasProducts(): Promise<boolean> {
+    const [rows] = await this.database.run({
+      sql: `SELECT 1 FROM ${this.schema.products.name} LIMIT 1`,
+      json: true,
+    });
+    return rows.length > 0;
+  }
+
   /** Inserts `count` products before replication starts (only a backfill brings them over). */
   async prefillProducts(count: number): Promise<void> {
     const t = this.schema.products;

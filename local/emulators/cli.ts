@@ -1,6 +1,7 @@
 /**
  * `npm run emulator -- <name> [--flag value ...]` starts one emulator; `npm run emulators` starts every
- * emulator that exists, each on its own free port. Each emulator lives in `local/emulators/<name>/` and
+ * emulator that exists, each on its own free port (`--data-dir <dir>` keeps every emulator's state in
+ * `<dir>/<name>/` across restarts). Each emulator lives in `local/emulators/<name>/` and
  * exports `cli: EmulatorCli` from its `cli.ts`. Prints one line containing `ready` and serves until
  * SIGINT / SIGTERM.
  */
@@ -50,6 +51,21 @@ export function listFlag(value: string | boolean | undefined): string[] {
   return typeof value === 'string' ? value.split(',') : [];
 }
 
+/**
+ * Options of one emulator under `npm run emulators`: only `--data-dir`, each emulator in its own
+ * subdirectory (`<dir>/spanner`, `<dir>/gcs`, …); other flags belong to `npm run emulator -- <name>`.
+ */
+export function allOptions(options: CliOptions, name: string): CliOptions {
+  const unknown = Object.keys(options).filter((k) => k !== 'dataDir');
+  if (unknown.length)
+    throw new Error(
+      `npm run emulators takes only --data-dir; use npm run emulator -- <name> for ${unknown.map((k) => `--${k}`).join(', ')}`,
+    );
+  const dir = options.dataDir;
+  if (dir === true) throw new Error('--data-dir needs a directory');
+  return typeof dir === 'string' ? { dataDir: join(dir, name) } : {};
+}
+
 function available(): string[] {
   return readdirSync(__dirname, { withFileTypes: true })
     .filter((d) => d.isDirectory() && existsSync(join(__dirname, d.name, 'cli.ts')))
@@ -74,7 +90,7 @@ async function main(argv: string[]): Promise<void> {
   const options = parseFlags(rest);
   const running: Array<[string, RunningEmulator]> = [];
   for (const n of name === 'all' ? names : [name]) {
-    running.push([n, await (await load(n)).start(name === 'all' ? {} : options)]);
+    running.push([n, await (await load(n)).start(name === 'all' ? allOptions(options, n) : options)]);
   }
   const addresses = Object.fromEntries(running.map(([n, r]) => [n, r.addresses]));
   console.log(`${name === 'all' ? 'emulators' : `${name} emulator`} ready ${JSON.stringify(addresses)}`);

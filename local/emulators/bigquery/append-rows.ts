@@ -170,7 +170,7 @@ function append(
     if (req.offset?.value !== undefined) {
       return inBand(Code.INVALID_ARGUMENT, 'Offset is not allowed on the default stream.', name);
     }
-    table.state.ingest(name, rows);
+    opts.streams.ingestDefault(table, name, rows);
     return { appendResult: {}, writeStream: name, rowErrors: [], ...updated };
   }
   let first: number;

@@ -45,7 +45,7 @@ export class Table {
   view?: ViewDefinition;
   /** REST metadata other than the schema and the reference (passed through as given, patched in place). */
   metadata: Record<string, unknown>;
-  readonly creationTimeMs = Date.now();
+  creationTimeMs = Date.now();
   readonly state: TableState;
   /** Bumped on every schema change so open AppendRows connections report `updated_schema`. */
   schemaVersion = 1;
@@ -80,9 +80,39 @@ export class Table {
   }
 }
 
+/** A change to datasets or tables (persistence journals these). */
+export type CatalogChange =
+  | { k: 'dataset'; ds: Dataset }
+  | { k: 'datasetDeleted'; projectId: string; datasetId: string }
+  | { k: 'table'; t: Table }
+  | { k: 'tableDeleted'; ref: TableRef }
+  | { k: 'columnType'; ref: TableRef; column: string; to: string };
+
 /** All datasets of all projects. */
 export class Catalog {
   private datasets = new Map<string, Dataset>();
+  /** Called after every change (persistence). */
+  onChange?: (change: CatalogChange) => void;
+
+  /** Reports a change made to a table in place (schema or metadata patch). */
+  tableChanged(t: Table): void {
+    this.onChange?.({ k: 'table', t });
+  }
+
+  /** Reports a column whose type was changed in place, its stored values converted. */
+  columnTypeChanged(t: Table, column: string, to: string): void {
+    this.onChange?.({ k: 'columnType', ref: t.ref, column, to });
+  }
+
+  /** Every dataset (persistence). */
+  all(): Dataset[] {
+    return [...this.datasets.values()];
+  }
+
+  /** Adds a dataset as it was saved (persistence). */
+  putDataset(ds: Dataset): void {
+    this.datasets.set(Catalog.key(ds.projectId, ds.datasetId), ds);
+  }
 
   private static key(projectId: string, datasetId: string): string {
     return `${projectId}/${datasetId}`;
@@ -94,6 +124,7 @@ export class Catalog {
       throw new ApiError(409, 'duplicate', `Already Exists: Dataset ${key.replace('/', ':')}`);
     const ds: Dataset = { projectId, datasetId, creationTime: Date.now(), metadata, tables: new Map() };
     this.datasets.set(key, ds);
+    this.onChange?.({ k: 'dataset', ds });
     return ds;
   }
 
@@ -113,6 +144,7 @@ export class Catalog {
       throw new ApiError(400, 'resourceInUse', `Dataset ${projectId}:${datasetId} is still in use`);
     }
     this.datasets.delete(Catalog.key(projectId, datasetId));
+    this.onChange?.({ k: 'datasetDeleted', projectId, datasetId });
   }
 
   createTable(
@@ -132,6 +164,7 @@ export class Catalog {
     const table = new Table(ref, fields, metadata);
     if (view) table.view = view;
     ds.tables.set(ref.tableId, table);
+    this.onChange?.({ k: 'table', t: table });
     return table;
   }
 
@@ -149,6 +182,7 @@ export class Catalog {
   deleteTable(ref: TableRef): void {
     this.table(ref);
     this.dataset(ref.projectId, ref.datasetId).tables.delete(ref.tableId);
+    this.onChange?.({ k: 'tableDeleted', ref });
   }
 
   /** Resolves `projects/p/datasets/d/tables/t[/…]` to a table, or undefined when absent or malformed. */

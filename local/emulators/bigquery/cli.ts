@@ -1,6 +1,6 @@
 /**
  * `npm run emulator -- bigquery --port <grpc> --rest-port <http> [--admin-port <p>] [--project <id>]
- * [--create-stream-quota <n>[/<window ms>]]`.
+ * [--create-stream-quota <n>[/<window ms>]] [--data-dir dir]`.
  */
 import type { CliOptions, EmulatorCli } from '../cli';
 import { startBigQueryEmulator } from './emulator';
@@ -23,6 +23,7 @@ export const cli: EmulatorCli = {
       restPort: port(options.restPort),
       adminPort: port(options.adminPort),
       ...(typeof options.project === 'string' ? { projectId: options.project } : {}),
+      ...(typeof options.dataDir === 'string' ? { dataDir: options.dataDir } : {}),
     });
     return {
       addresses: {

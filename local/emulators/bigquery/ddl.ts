@@ -3,7 +3,7 @@
  * with BigQuery's in-place coercions (INT64 → NUMERIC / BIGNUMERIC / FLOAT64, NUMERIC → BIGNUMERIC / FLOAT64,
  * BIGNUMERIC → FLOAT64). Stored values are converted; other changes fail as BigQuery refuses them.
  */
-import type { Catalog } from './catalog';
+import type { Catalog, Table } from './catalog';
 import type { QueryResult } from './query';
 import { invalidQuery } from './sql-parse';
 import type { Row } from './values';
@@ -24,6 +24,15 @@ function convert(value: Row[string], to: string): Row[string] {
   return typeof value === 'bigint' ? value.toString() : value;
 }
 
+/** Changes a column's type in place, converting its stored values (also replayed by persistence). */
+export function changeColumnType(table: Table, column: string, to: string): void {
+  const field = table.fields.find((f) => f.name === column);
+  if (!field) return;
+  table.state.convertColumn(field.name, (v) => convert(v, to));
+  field.type = to;
+  table.schemaVersion++;
+}
+
 /** Runs the statement when `sql` is one; undefined when it is not DDL (the caller runs it as a query). */
 export function runDdl(catalog: Catalog, defaultProject: string, sql: string): QueryResult | undefined {
   if (!/^\s*ALTER\s+TABLE\b/i.test(sql)) return undefined;
@@ -41,9 +50,8 @@ export function runDdl(catalog: Catalog, defaultProject: string, sql: string): Q
       throw invalidQuery(
         `ALTER TABLE ALTER COLUMN SET DATA TYPE requires that the existing column type (${field.type}) is assignable to the new type (${to})`,
       );
-    table.state.convertColumn(field.name, (v) => convert(v, to));
-    field.type = to;
-    table.schemaVersion++;
+    changeColumnType(table, field.name, to);
+    catalog.columnTypeChanged(table, field.name, to);
   }
   return { fields: [], rows: [] };
 }

@@ -9,6 +9,7 @@ import { type AdminServer, startAdminServer } from '../common/admin-http';
 import { FaultInjector } from '../common/faults';
 import { Catalog, type TableRef } from './catalog';
 import { startGrpcServer } from './grpc-server';
+import { BigQueryPersistence } from './persist';
 import { startRestServer } from './rest-server';
 import { type CreateStreamQuota, parseCreateStreamQuota } from './stream-quota';
 import type { Ingestion } from './table-state';
@@ -29,6 +30,8 @@ export interface BigQueryEmulatorOptions {
   maxRequestBytes?: number;
   /** CreateWriteStream calls allowed per window (BigQuery documents 10,000 per hour per project). */
   createStreamQuota?: CreateStreamQuota;
+  /** Keep datasets, tables, rows and write streams in this directory across restarts (default: memory). */
+  dataDir?: string;
 }
 
 /** Fault injection and inspection. */
@@ -118,6 +121,10 @@ export async function startBigQueryEmulator(
   const catalog = new Catalog();
   const faults = new FaultInjector();
   const streams = new WriteStreams(catalog, options.createStreamQuota);
+  const persistence = options.dataDir
+    ? new BigQueryPersistence(options.dataDir, catalog, streams)
+    : undefined;
+  persistence?.load();
   const grpcServer = await startGrpcServer(
     { streams, faults, maxRequestBytes: options.maxRequestBytes ?? 20 * 1024 * 1024 },
     options.grpcPort ?? 0,
@@ -171,6 +178,7 @@ export async function startBigQueryEmulator(
     stop: async () => {
       for (const w of writers.splice(0)) w.close();
       await Promise.all([grpcServer.stop(), rest.stop(), adminServer?.stop()]);
+      persistence?.close();
     },
   };
 }

@@ -83,13 +83,23 @@ function routes(
       'PATCH',
       new RegExp(`${P}/datasets/([^/]+)/tables/([^/]+)$`),
       'tables.patch',
-      (m, b) => patchTable(catalog.table(ref(m)), b),
+      (m, b) => {
+        const table = catalog.table(ref(m));
+        const out = patchTable(table, b);
+        catalog.tableChanged(table);
+        return out;
+      },
     ],
     [
       'PUT',
       new RegExp(`${P}/datasets/([^/]+)/tables/([^/]+)$`),
       'tables.update',
-      (m, b) => patchTable(catalog.table(ref(m)), b),
+      (m, b) => {
+        const table = catalog.table(ref(m));
+        const out = patchTable(table, b);
+        catalog.tableChanged(table);
+        return out;
+      },
     ],
     [
       'DELETE',

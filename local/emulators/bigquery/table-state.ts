@@ -22,7 +22,8 @@ export interface Ingestion {
   applied: boolean;
 }
 
-interface KeyState {
+/** The applied state of one primary key. */
+export interface KeyState {
   ingest: number;
   sequence?: SequenceNumber;
   /** null for a remembered DELETE (tombstone). */
@@ -96,6 +97,24 @@ export class TableState {
     };
     for (const p of this.plain) apply(p.row);
     for (const s of this.keyed.values()) if (s.row) apply(s.row);
+  }
+
+  /** The applied state and history (persistence). */
+  dump(): {
+    plain: Array<{ ingest: number; row: Row }>;
+    keyed: Array<[string, KeyState]>;
+    history: Ingestion[];
+  } {
+    return { plain: this.plain, keyed: [...this.keyed.entries()], history: this.history };
+  }
+
+  /** Restores a dump; later ingestions keep counting after the restored ones. */
+  restore(d: ReturnType<TableState['dump']>): void {
+    this.plain = d.plain;
+    this.keyed = new Map(d.keyed);
+    this.history.splice(0, this.history.length, ...d.history);
+    const last = Math.max(0, ...d.plain.map((p) => p.ingest), ...d.keyed.map(([, s]) => s.ingest));
+    if (last > ingestCounter) ingestCounter = last;
   }
 
   /** Drops everything (table deleted or truncated). */

@@ -65,16 +65,40 @@ export interface StreamInfo {
   committed: boolean;
 }
 
+/** A change to the streams or to what they made visible (persistence journals these). */
+export type StreamChange =
+  | { k: 'stream'; s: WriteStreamState }
+  | { k: 'streamRows'; name: string; rows: IncomingRow[] }
+  | { k: 'ingest'; table: Table; stream: string; rows: IncomingRow[] };
+
 /** Registry of explicit streams. */
 export class WriteStreams {
   private streams = new Map<string, WriteStreamState>();
   readonly quota: CreationQuota;
+  /** Called after every change (persistence). */
+  onChange?: (change: StreamChange) => void;
 
   constructor(
     private readonly catalog: Catalog,
     quota: CreateStreamQuota = DEFAULT_CREATE_STREAM_QUOTA,
   ) {
     this.quota = new CreationQuota(quota);
+  }
+
+  /** Every explicit stream (persistence). */
+  all(): WriteStreamState[] {
+    return [...this.streams.values()];
+  }
+
+  /** Adds or replaces a stream as it was saved (persistence). */
+  put(stream: WriteStreamState): void {
+    this.streams.set(stream.name, stream);
+  }
+
+  /** Applies rows appended to a table's `_default` stream. */
+  ingestDefault(table: Table, stream: string, rows: IncomingRow[]): void {
+    table.state.ingest(stream, rows);
+    this.onChange?.({ k: 'ingest', table, stream, rows });
   }
 
   /** The table a stream name or table path points at (views are not writable). */
@@ -111,6 +135,7 @@ export class WriteStreams {
       visible: 0,
     };
     this.streams.set(name, stream);
+    this.onChange?.({ k: 'stream', s: stream });
     return stream;
   }
 
@@ -162,6 +187,7 @@ export class WriteStreams {
   append(stream: WriteStreamState, rows: IncomingRow[]): void {
     stream.rows.push(...rows);
     if (stream.type === 'COMMITTED') this.publish(stream, stream.rows.length);
+    this.onChange?.({ k: 'streamRows', name: stream.name, rows });
   }
 
   finalize(name: string): number {
@@ -173,6 +199,7 @@ export class WriteStreams {
       );
     }
     stream.finalized = true;
+    this.onChange?.({ k: 'stream', s: stream });
     return stream.rows.length;
   }
 
@@ -195,6 +222,7 @@ export class WriteStreams {
       );
     }
     this.publish(stream, Number(offset) + 1);
+    this.onChange?.({ k: 'stream', s: stream });
     return offset;
   }
 
@@ -227,11 +255,13 @@ export class WriteStreams {
     for (const stream of ok) {
       stream.commitTimeNs = commitTimeNs;
       this.publish(stream, stream.rows.length);
+      this.onChange?.({ k: 'stream', s: stream });
     }
     return [];
   }
 
-  private publish(stream: WriteStreamState, upTo: number): void {
+  /** Makes rows up to `upTo` visible in the table (once). */
+  publish(stream: WriteStreamState, upTo: number): void {
     if (upTo <= stream.visible) return;
     stream.table.state.ingest(stream.name, stream.rows.slice(stream.visible, upTo));
     stream.visible = upTo;

@@ -1,5 +1,6 @@
 /**
- * `npm run emulator -- gcs [--port 9199] [--admin-port 9200] [--bucket name] [--min-write-interval-ms 1000]`.
+ * `npm run emulator -- gcs [--port 9199] [--admin-port 9200] [--bucket name] [--min-write-interval-ms 1000]
+ *  [--data-dir dir]`.
  */
 import { type EmulatorCli, intFlag, listFlag } from '../cli';
 import { startGcsEmulator } from './emulator';
@@ -12,6 +13,7 @@ export const cli: EmulatorCli = {
       adminPort: intFlag(options['adminPort'], 0),
       buckets: listFlag(options['bucket']),
       minWriteIntervalMs: intFlag(options['minWriteIntervalMs'], 0),
+      ...(typeof options['dataDir'] === 'string' ? { dataDir: options['dataDir'] } : {}),
     });
     return {
       addresses: { http: emulator.url, admin: emulator.adminUrl ?? '' },

@@ -6,6 +6,7 @@ import { Storage, type StorageOptions } from '@google-cloud/storage';
 import { type AdminServer, startAdminServer } from '../common/admin-http';
 import { type ActiveFault, FaultInjector, type FaultRule } from '../common/faults';
 import { objectResource } from './objects';
+import { GcsPersistence } from './persist';
 import { startGcsHttp } from './server';
 import { GcsStore } from './store';
 
@@ -19,6 +20,8 @@ export interface GcsEmulatorOptions {
   buckets?: string[];
   /** Enforce at most one mutation per object per this many ms (429 `rateLimitExceeded`); 0 = off. */
   minWriteIntervalMs?: number;
+  /** Keep buckets and objects in this directory across restarts (default: in memory only). */
+  dataDir?: string;
 }
 
 /** Inspection and fault injection, in-process. */
@@ -65,7 +68,14 @@ function adminHandle(store: GcsStore, faults: FaultInjector, url: string): GcsAd
 /** Starts the emulator on loopback. */
 export async function startGcsEmulator(options: GcsEmulatorOptions = {}): Promise<GcsEmulator> {
   const store = new GcsStore({ minWriteIntervalMs: options.minWriteIntervalMs ?? 0 });
-  for (const name of options.buckets ?? []) store.createBucket(name);
+  let persistence: GcsPersistence | undefined;
+  if (options.dataDir) {
+    persistence = new GcsPersistence(options.dataDir, store);
+    persistence.load();
+    const p = persistence;
+    store.options.onChange = (change) => p.record(change);
+  }
+  for (const name of options.buckets ?? []) if (!store.buckets.has(name)) store.createBucket(name);
   const faults = new FaultInjector();
   const http = await startGcsHttp(store, faults, options.port ?? 0);
   const admin = adminHandle(store, faults, http.url);
@@ -91,6 +101,7 @@ export async function startGcsEmulator(options: GcsEmulatorOptions = {}): Promis
     admin,
     stop: async () => {
       await Promise.all([http.stop(), adminServer?.stop()]);
+      persistence?.close();
     },
   };
 }

@@ -46,7 +46,11 @@ export interface ChangeStreamWiring {
 }
 
 /** Creates the per-database factory and the controls over the engines it creates. */
-export function wireChangeStreams(options: ChangeStreamOptions, nowNs: () => bigint): ChangeStreamWiring {
+export function wireChangeStreams(
+  options: ChangeStreamOptions,
+  nowNs: () => bigint,
+  onChurn?: (database: string, atNs: bigint, stream?: string) => void,
+): ChangeStreamWiring {
   const engines = new Map<string, ChangeStreamEngine>();
   const selected = (database?: string) =>
     [...engines.entries()].filter(([name]) => database === undefined || name === database).map(([, e]) => e);
@@ -58,6 +62,7 @@ export function wireChangeStreams(options: ChangeStreamOptions, nowNs: () => big
       initialPartitions: options.initialPartitions ?? 2,
       churnMs: options.churnMs ?? DEFAULT_CHURN_MS,
       retentionCheck: options.retentionCheck,
+      onChurn: (atNs, stream) => onChurn?.(db.name, atNs, stream),
     });
     engines.set(db.name, engine);
     return engine;

@@ -1,7 +1,7 @@
 /**
  * `npm run emulator -- spanner --port 9010 [--admin-port 9011] [--partitions N | --partition-bytes 4194304]
  *  [--initial-partitions 2] [--churn-ms 30000] [--no-change-streams]
- *  [--database projects/p/instances/i/databases/d --dialect postgresql]`
+ *  [--database projects/p/instances/i/databases/d --dialect postgresql] [--data-dir dir]`
  */
 import type { CliOptions, EmulatorCli } from '../cli';
 import { DEFAULT_CHURN_MS } from './change-stream-wiring';
@@ -26,8 +26,9 @@ export const cli: EmulatorCli = {
       initialPartitions: Math.max(1, num(options.initialPartitions, 2)),
       churnMs: num(options.churnMs, DEFAULT_CHURN_MS),
       ...(options.noChangeStreams === true ? { changeStreams: false as const } : {}),
+      ...(typeof options.dataDir === 'string' ? { dataDir: options.dataDir } : {}),
     });
-    if (typeof options.database === 'string') {
+    if (typeof options.database === 'string' && !emu.admin.hasDatabase(options.database)) {
       const dialect =
         String(options.dialect ?? '').toLowerCase() === 'postgresql' ? 'POSTGRESQL' : 'GOOGLE_STANDARD_SQL';
       emu.admin.createDatabase(options.database, dialect);

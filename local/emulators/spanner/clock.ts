@@ -16,6 +16,11 @@ export class Clock {
     return now;
   }
 
+  /** Notes a commit timestamp handed out before a restart: later ones stay strictly greater. */
+  observe(ns: bigint): void {
+    if (ns > this.lastCommit) this.lastCommit = ns;
+  }
+
   /** A new commit timestamp, strictly greater than every earlier one. */
   nextCommitNs(): bigint {
     const now = this.nowNs();

@@ -44,6 +44,19 @@ export interface Txn extends WriteTxn {
 
 const MAX_NS = 9_000_000_000_000_000_000n;
 
+/** One row a committed transaction wrote (null for a deletion), with the non-key columns it named. */
+export interface JournaledWrite {
+  table: string;
+  key: string;
+  row: Row | null;
+  columns: string[];
+}
+
+/** A change to one database, as persistence journals it. */
+export type DatabaseEvent =
+  | { k: 'ddl'; statement: string; ns: bigint }
+  | { k: 'commit'; ts: bigint; tag: string; writes: JournaledWrite[]; excluded?: boolean };
+
 /** Limits a commit (and a BatchWrite request) must stay within. */
 export interface WriteLimits {
   /** Index-aware mutation count (see `mutation-count.ts`); the service allows 80,000. */
@@ -61,6 +74,8 @@ export class EmulatedDatabase {
   readonly generator: Generator;
   private readonly sqlite: Sqlite.Database;
   private readonly txns = new Map<string, Txn>();
+  /** Told of every applied DDL statement and commit (persistence). */
+  journal?: (event: DatabaseEvent) => void;
 
   constructor(
     readonly name: string,
@@ -69,6 +84,7 @@ export class EmulatedDatabase {
     readonly hooks?: ChangeStreamHooks,
     /** The service's write limits, shared by the emulator's databases (tests may lower them). */
     readonly limits: WriteLimits = { mutationsPerCommit: MAX_MUTATIONS_PER_COMMIT },
+    createNs?: bigint,
   ) {
     this.sqlite = new Sqlite(':memory:');
     this.sqlite.pragma('case_sensitive_like = ON');
@@ -78,17 +94,20 @@ export class EmulatedDatabase {
     this.generator = new Generator(this.sqlite, this.schema);
     this.info = new InformationSchema(this.sqlite, this.schema, name.split('/').pop() ?? '', hooks);
     this.ctx = { db: this.sqlite, schema: this.schema, storage: this.storage, info: this.info, dialect };
-    this.createNs = clock.nowNs();
+    this.createNs = createNs ?? clock.nowNs();
   }
 
   /**
    * Runs DDL statements in order; each is offered to the change-stream engine first. Each takes effect at a
-   * commit timestamp of its own, and reads at earlier timestamps keep the schema they saw.
+   * commit timestamp of its own, and reads at earlier timestamps keep the schema they saw. `atNs` gives each
+   * statement's time when a journal is replayed.
    */
-  updateDdl(statements: string[]): void {
-    for (const s of statements) {
+  updateDdl(statements: string[], atNs?: bigint[]): void {
+    for (const [i, s] of statements.entries()) {
       const before = this.schema.copy();
-      const ts = this.clock.nextCommitNs();
+      const replayed = atNs?.[i];
+      if (replayed !== undefined) this.clock.observe(replayed);
+      const ts = replayed ?? this.clock.nextCommitNs();
       if (!this.hooks?.applyDdl(s, this.schema, ts)) {
         const action = parseDdl(s, this.dialect);
         const change = schemaChangeOf(action);
@@ -96,6 +115,7 @@ export class EmulatedDatabase {
         applyDdl(this.schema, this.storage, this.generator, action);
       }
       this.schema.advance(before, ts);
+      this.journal?.({ k: 'ddl', statement: s, ns: ts });
     }
   }
 
@@ -182,8 +202,13 @@ export class EmulatedDatabase {
       this.rollback(txn);
       throw err;
     }
-    const ts = this.clock.nextCommitNs();
+    return this.publish(txn, this.clock.nextCommitNs());
+  }
+
+  /** Makes a checked transaction's writes committed at `ts`, tells the change streams and the journal. */
+  private publish(txn: Txn, ts: bigint): bigint {
     const changes = this.collectChanges(txn, ts);
+    const writes = this.journal ? this.pendingWrites(txn) : [];
     for (const t of this.schema.tablesByName.values()) this.storage.commit(t, txn.id, ts);
     txn.state = 'committed';
     txn.commitNs = ts;
@@ -195,7 +220,45 @@ export class EmulatedDatabase {
         schema: this.schema.freeze(),
         ...(txn.excludeFromChangeStreams ? { excludedFromChangeStreams: true } : {}),
       });
+    if (writes.length)
+      this.journal?.({
+        k: 'commit',
+        ts,
+        tag: txn.tag,
+        writes,
+        ...(txn.excludeFromChangeStreams ? { excluded: true } : {}),
+      });
     return ts;
+  }
+
+  /** The rows a transaction is about to commit (commit timestamps filled in), for the journal. */
+  private pendingWrites(txn: Txn): JournaledWrite[] {
+    const out: JournaledWrite[] = [];
+    for (const w of txn.written.values()) {
+      const table = this.schema.get(w.table);
+      const row = this.storage.readRow(table, w.key, { snapNs: 0n, txn: txn.id });
+      const clean = row ? Object.fromEntries(table.columns.map((c) => [c.name, row[c.name] ?? null])) : null;
+      out.push({ table: table.name, key: w.key, row: clean, columns: [...w.columns] });
+    }
+    return out;
+  }
+
+  /** Re-applies a journaled commit at its timestamp (no checks: it was checked when it first ran). */
+  replayCommit(ts: bigint, tag: string, writes: JournaledWrite[], excluded = false): void {
+    const txn = this.begin(false, ts, tag);
+    if (excluded) txn.excludeFromChangeStreams = true;
+    for (const w of writes) {
+      const table = this.schema.get(w.table);
+      this.storage.writePending(table, txn.id, w.key, w.row);
+      txn.written.set(`${table.name.toLowerCase()}\u0000${w.key}`, {
+        table: table.name,
+        key: w.key,
+        columns: new Set(w.columns),
+      });
+    }
+    this.clock.observe(ts);
+    this.publish(txn, ts);
+    this.txns.delete(txn.id);
   }
 
   private checkConflicts(txn: Txn): void {

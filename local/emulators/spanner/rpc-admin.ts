@@ -103,8 +103,7 @@ export function instanceAdminHandlers(
     })),
     DeleteInstance: unary(f, 'DeleteInstance', (req: { name: string }) => {
       get(req.name);
-      for (const d of [...state.databases.keys()]) if (d.startsWith(`${req.name}/`)) state.dropDatabase(d);
-      state.instances.delete(req.name);
+      state.deleteInstance(req.name);
       return {};
     }),
     GetInstanceConfig: unary(f, 'GetInstanceConfig', (req: { name: string }) => ({

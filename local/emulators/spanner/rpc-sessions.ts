@@ -60,7 +60,7 @@ export function sessionHandlers(state: EmulatorState): grpc.UntypedServiceImplem
       sessions: [...state.sessions.values()].filter((s) => s.database === req.database).map(sessionMessage),
     })),
     DeleteSession: unary(f, 'DeleteSession', (req: { name: string }) => {
-      state.sessions.delete(req.name);
+      state.deleteSession(req.name);
       return {};
     }),
     BeginTransaction: unary(

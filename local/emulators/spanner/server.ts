@@ -13,6 +13,7 @@ import {
 } from './change-stream-wiring';
 import type { EmulatedDatabase, WriteLimits } from './database';
 import { MAX_MESSAGE_BYTES } from './limits';
+import { SpannerPersistence } from './persist';
 import { loadServices } from './protos';
 import { SERVER_RECEIVE_BYTES, withRequestLimit } from './request-size';
 import { databaseAdminHandlers, instanceAdminHandlers, operationsHandlers } from './rpc-admin';
@@ -27,6 +28,8 @@ export interface StartOptions extends Omit<EmulatorOptions, 'changeStreams'>, Ch
   port?: number;
   /** Admin HTTP port; 0 picks a free one (default 0). */
   adminPort?: number;
+  /** Keep instances, databases, data and change streams in this directory across restarts (default: memory). */
+  dataDir?: string;
 }
 
 /** Inspection and fault-injection handle (change-stream controls included). */
@@ -36,6 +39,8 @@ export interface SpannerAdminHandle extends ChangeStreamControls {
   createDatabase(name: string, dialect?: Dialect): EmulatedDatabase;
   /** A database by full name. */
   database(name: string): EmulatedDatabase;
+  /** Whether a database exists (e.g. restored from `dataDir`). */
+  hasDatabase(name: string): boolean;
   /** Current emulator time in ns. */
   nowNs(): bigint;
   /** Number of open sessions. */
@@ -78,6 +83,7 @@ function adminHandle(state: EmulatorState, changeStreams: ChangeStreamControls):
       return state.createDatabase(name, dialect);
     },
     database: (name) => state.database(name),
+    hasDatabase: (name) => state.databases.has(name),
     nowNs: () => state.clock.nowNs(),
     sessionCount: () => state.sessions.size,
     batchWrites: (database) => state.batchWrites.list(database),
@@ -90,14 +96,25 @@ function adminHandle(state: EmulatorState, changeStreams: ChangeStreamControls):
 /** Starts the emulator on 127.0.0.1. */
 export async function startSpannerEmulator(options: StartOptions = {}): Promise<RunningSpannerEmulator> {
   const services = loadServices();
+  let persistence: SpannerPersistence | undefined;
   // The engines' clock is the core's commit clock, so churn and heartbeats agree with commit timestamps.
-  const wiring = wireChangeStreams(options, () => state.clock.nowNs());
+  const wiring = wireChangeStreams(
+    options,
+    () => state.clock.nowNs(),
+    (db, atNs, stream) => persistence?.churned(db, atNs, stream),
+  );
   const state: EmulatorState = new EmulatorState({
     partitions: options.partitions,
     partitionBytes: options.partitionBytes,
     changeStreams: wiring.factory,
     ...(options.mutationsPerCommit ? { mutationsPerCommit: options.mutationsPerCommit } : {}),
   });
+  if (options.dataDir) {
+    persistence = new SpannerPersistence(options.dataDir, state, (db) =>
+      wiring.controls.changeStreamEngine(db),
+    );
+    persistence.load();
+  }
   // grpc-js receives 4 MiB by default; the service takes requests of 100 MiB and answers larger ones itself.
   const server = new grpc.Server({
     'grpc.max_receive_message_length': Math.max(SERVER_RECEIVE_BYTES, MAX_MESSAGE_BYTES),
@@ -143,6 +160,7 @@ export async function startSpannerEmulator(options: StartOptions = {}): Promise<
       wiring.close();
       await http.stop();
       server.forceShutdown();
+      persistence?.close();
     },
   };
 }

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { FaultInjector } from '../common/faults';
 import { BatchWriteLog } from './batch-write';
 import { Clock } from './clock';
-import { EmulatedDatabase, type WriteLimits } from './database';
+import { type DatabaseEvent, EmulatedDatabase, type WriteLimits } from './database';
 import { type ChangeStreamHooks, Code, SpannerError } from './hooks';
 import { MAX_MUTATIONS_PER_COMMIT } from './messages';
 import type { ReadView } from './storage';
@@ -25,6 +25,17 @@ export interface EmulatorOptions {
   /** Data per partition when the request gives no `partition_size_bytes` (default 4 MiB). */
   partitionBytes?: number;
 }
+
+/** A change to the emulator's state, as persistence journals it. */
+export type StateEvent =
+  | { k: 'instance'; inst: InstanceState }
+  | { k: 'instanceDeleted'; name: string }
+  | { k: 'database'; name: string; dialect: Dialect; createNs: bigint }
+  | { k: 'databaseDropped'; name: string }
+  | { k: 'session'; s: SessionState }
+  | { k: 'sessionDeleted'; name: string }
+  | { k: 'churn'; db: string; atNs: bigint; stream?: string }
+  | (DatabaseEvent & { db: string });
 
 /** A session. */
 export interface SessionState {
@@ -67,8 +78,34 @@ export class EmulatorState {
   /** Write limits of every database (one object: changing it applies at once). */
   readonly limits: WriteLimits;
 
+  /** Told of every change that must survive a restart (persistence); databases get their own sink. */
+  journal?: (event: StateEvent) => void;
+
   constructor(readonly options: EmulatorOptions) {
     this.limits = { mutationsPerCommit: options.mutationsPerCommit ?? MAX_MUTATIONS_PER_COMMIT };
+  }
+
+  private attach(db: EmulatedDatabase): void {
+    const sink = this.journal;
+    db.journal = sink ? (e) => sink({ ...e, db: db.name }) : undefined;
+  }
+
+  /** Starts journaling (after a replay): every database reports its DDL and commits too. */
+  startJournal(sink: (event: StateEvent) => void): void {
+    this.journal = sink;
+    for (const db of this.databases.values()) this.attach(db);
+  }
+
+  /** Deletes an instance and its databases. */
+  deleteInstance(name: string): void {
+    for (const d of [...this.databases.keys()]) if (d.startsWith(`${name}/`)) this.dropDatabase(d);
+    this.instances.delete(name);
+    this.journal?.({ k: 'instanceDeleted', name });
+  }
+
+  /** Deletes a session (no error when it is gone). */
+  deleteSession(name: string): void {
+    if (this.sessions.delete(name)) this.journal?.({ k: 'sessionDeleted', name });
   }
 
   /** Creates an instance (ALREADY_EXISTS when it exists). */
@@ -84,19 +121,22 @@ export class EmulatorState {
       createNs: this.clock.nowNs(),
     };
     this.instances.set(name, inst);
+    this.journal?.({ k: 'instance', inst });
     return inst;
   }
 
-  /** Creates a database in an existing instance. */
-  createDatabase(name: string, dialect: Dialect): EmulatedDatabase {
+  /** Creates a database in an existing instance (`createNs` when a journal is replayed). */
+  createDatabase(name: string, dialect: Dialect, createNs?: bigint): EmulatedDatabase {
     const instance = name.split('/databases/')[0] ?? '';
     if (!this.instances.has(instance))
       throw new SpannerError(Code.NOT_FOUND, `Instance not found: ${instance}`);
     if (this.databases.has(name))
       throw new SpannerError(Code.ALREADY_EXISTS, `Database already exists: ${name}`);
     const hooks = this.options.changeStreams?.({ name, dialect });
-    const db = new EmulatedDatabase(name, dialect, this.clock, hooks, this.limits);
+    const db = new EmulatedDatabase(name, dialect, this.clock, hooks, this.limits, createNs);
     this.databases.set(name, db);
+    this.attach(db);
+    this.journal?.({ k: 'database', name, dialect, createNs: db.createNs });
     return db;
   }
 
@@ -113,6 +153,7 @@ export class EmulatorState {
     const name = `${database}/sessions/${randomBytes(12).toString('hex')}`;
     const s = { name, database, multiplexed, createNs: this.clock.nowNs(), labels };
     this.sessions.set(name, s);
+    this.journal?.({ k: 'session', s });
     return s;
   }
 
@@ -127,5 +168,6 @@ export class EmulatorState {
   dropDatabase(name: string): void {
     this.databases.delete(name);
     for (const [k, s] of this.sessions) if (s.database === name) this.sessions.delete(k);
+    this.journal?.({ k: 'databaseDropped', name });
   }
 }

@@ -1,6 +1,6 @@
 /**
  * `npm run emulator -- tasks [--port 8123] [--admin-port 8124] [--queue projects/p/locations/l/queues/q]
- * [--tombstone-ms 3600000]`; `--queue` takes a comma-separated list.
+ * [--tombstone-ms 3600000] [--data-dir dir]`; `--queue` takes a comma-separated list.
  */
 import { type EmulatorCli, intFlag, listFlag } from '../cli';
 import { startTasksEmulator } from './emulator';
@@ -13,6 +13,7 @@ export const cli: EmulatorCli = {
       adminPort: intFlag(options['adminPort'], 0),
       queues: listFlag(options['queue']),
       tombstoneMs: intFlag(options['tombstoneMs'], 3_600_000),
+      ...(typeof options['dataDir'] === 'string' ? { dataDir: options['dataDir'] } : {}),
     });
     return {
       addresses: { grpc: emulator.address, admin: emulator.adminUrl ?? '' },

@@ -121,6 +121,7 @@ export class Dispatcher {
     task.dispatchCount += 1;
     task.attempts.push({ scheduleTimeMs: task.scheduleTimeMs, dispatchTimeMs: now });
     b.inFlight += 1;
+    this.state.changed();
     const abort = new AbortController();
     this.aborts.add(abort);
     const attempt = async (): Promise<AttemptResult> =>
@@ -159,6 +160,7 @@ export class Dispatcher {
       task.outcome = 'queued';
       task.scheduleTimeMs = now + backoffMs(entry.config.retry, task.dispatchCount);
     }
+    this.state.changed();
     this.poke();
   }
 }

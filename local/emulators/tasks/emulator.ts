@@ -11,6 +11,7 @@ import { type ActiveFault, FaultInjector, type FaultRule, sleep } from '../commo
 import type { AttemptResult } from './dispatch';
 import { Dispatcher } from './dispatcher';
 import { parseQueueName } from './names';
+import { TasksPersistence } from './persist';
 import { applyQueue, defaultQueue, parseQueue, type QueueInput } from './queue';
 import { startTasksGrpc } from './server';
 import { handlers } from './service';
@@ -30,6 +31,8 @@ export interface TasksEmulatorOptions {
   tombstoneMs?: number;
   /** Lowest accepted `dispatchDeadline` (production: 15 s); tests lower it to exercise timeouts quickly. */
   minDispatchDeadlineMs?: number;
+  /** Keep queues, tasks and reserved names in this directory across restarts (default: in memory only). */
+  dataDir?: string;
 }
 
 /** What the admin handle reports per task. */
@@ -148,6 +151,8 @@ function dispatchFault(faults: FaultInjector) {
 /** Starts the emulator on loopback. */
 export async function startTasksEmulator(options: TasksEmulatorOptions = {}): Promise<TasksEmulator> {
   const state = new TasksState(options.tombstoneMs ?? 3_600_000);
+  const persistence = options.dataDir ? new TasksPersistence(options.dataDir, state) : undefined;
+  persistence?.load();
   const faults = new FaultInjector();
   const dispatcher = new Dispatcher(state, dispatchFault(faults));
   const admin = adminHandle(state, dispatcher, faults);
@@ -155,8 +160,21 @@ export async function startTasksEmulator(options: TasksEmulatorOptions = {}): Pr
     if (typeof q === 'string') admin.upsertQueue(q);
     else admin.upsertQueue(String(q.name), q);
   }
+  state.changed();
+  dispatcher.poke();
   const limits = { minDispatchDeadlineMs: options.minDispatchDeadlineMs ?? 15_000 };
-  const grpc = await startTasksGrpc(handlers(state, dispatcher, limits), faults, options.port ?? 0);
+  // Every RPC that returns has made its change; the state is saved before the next event-loop turn.
+  const methods = Object.fromEntries(
+    Object.entries(handlers(state, dispatcher, limits)).map(([name, h]) => [
+      name,
+      (req: Parameters<typeof h>[0]) => {
+        const out = h(req);
+        state.changed();
+        return out;
+      },
+    ]),
+  );
+  const grpc = await startTasksGrpc(methods, faults, options.port ?? 0);
   let adminServer: AdminServer | undefined;
   if (options.adminPort !== undefined && options.adminPort !== false) {
     adminServer = await startAdminServer(options.adminPort, faults, {
@@ -181,6 +199,7 @@ export async function startTasksEmulator(options: TasksEmulatorOptions = {}): Pr
     admin,
     stop: async () => {
       dispatcher.stop();
+      persistence?.close();
       await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
       await Promise.all([grpc.stop(), adminServer?.stop()]);
     },

@@ -24,7 +24,36 @@ export class TasksState {
   /** Every task seen, live or finished, in creation order (bounded), for inspection. */
   readonly history = new Map<string, TaskState>();
 
+  /** Called after every change (persistence). */
+  onChange?: () => void;
+
   constructor(public tombstoneMs: number) {}
+
+  /** Reports a change made directly to a queue or task (the dispatcher and the RPC handlers call this). */
+  changed(): void {
+    this.onChange?.();
+  }
+
+  /** Everything that must survive a restart: queues, live tasks and reserved names. */
+  dump(): { queues: QueueConfig[]; tasks: TaskState[]; tombstones: Array<[string, number]> } {
+    const queues = [...this.queues.values()];
+    return {
+      queues: queues.map((q) => q.config),
+      tasks: queues.flatMap((q) => [...q.tasks.values()]),
+      tombstones: [...this.tombstones.entries()],
+    };
+  }
+
+  /** Restores a dump; a task that was in flight when the emulator stopped is queued again (at least once). */
+  restore(d: ReturnType<TasksState['dump']>): void {
+    for (const config of d.queues) this.queues.set(config.name, { config, tasks: new Map() });
+    for (const t of d.tasks) {
+      const task = t.outcome === 'in-flight' ? { ...t, outcome: 'queued' as const } : t;
+      this.queues.get(task.queue)?.tasks.set(task.name, task);
+      this.history.set(task.name, task);
+    }
+    for (const [name, until] of d.tombstones) this.tombstones.set(name, until);
+  }
 
   /** The queue, or NOT_FOUND. */
   queue(name: string): QueueEntry {

@@ -32,10 +32,15 @@ export interface ChangeStreamEngineOptions {
   dialect?: SchemaView['dialect'];
   /** false accepts any retention_period (e.g. `5s`) so expiry can be tested; default true ([24h, 7d]). */
   retentionCheck?: boolean;
+  /** Told of every churn that changed something (persistence journals it). */
+  onChurn?: (atNs: bigint, stream?: string) => void;
 }
 
-/** The hooks plus the admin handle. */
-export type ChangeStreamEngine = ChangeStreamHooks & { admin: ChangeStreamAdmin };
+/** The hooks plus the admin handle, and the replay of a journaled churn (persistence). */
+export type ChangeStreamEngine = ChangeStreamHooks & {
+  admin: ChangeStreamAdmin;
+  replayChurn(atNs: bigint, stream?: string): void;
+};
 
 /** The state of one engine, shared by its hooks. */
 interface EngineParts extends RouteContext {
@@ -54,13 +59,23 @@ export function createChangeStreamEngine(options: ChangeStreamEngineOptions = {}
     schemas: new SchemaTracker(options.dialect ?? 'GOOGLE_STANDARD_SQL'),
     commits: new CommitLog(registry),
   };
-  const churn = (only?: string): ChurnEvent[] => {
-    const events = registry.churn(parts.commits.churnAt(parts.now()), only);
+  const churnAt = (atNs: bigint, only?: string): ChurnEvent[] => {
+    const events = registry.churn(atNs, only);
     parts.changes.notify();
     return events;
   };
+  const churn = (only?: string): ChurnEvent[] => {
+    const atNs = parts.commits.churnAt(parts.now());
+    const events = churnAt(atNs, only);
+    if (events.length) options.onChurn?.(atNs, only);
+    return events;
+  };
   const timer = startChurnTimer(() => churn(), options.churnMs);
-  return { ...hooksOf(parts), admin: createAdmin({ churn, faults: parts.faults, registry, timer }) };
+  return {
+    ...hooksOf(parts),
+    admin: createAdmin({ churn, faults: parts.faults, registry, timer }),
+    replayChurn: (atNs, only) => void churnAt(atNs, only),
+  };
 }
 
 /** The core's hooks over the engine's parts; every hook first records the schema it was shown. */

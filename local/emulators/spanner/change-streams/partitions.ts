@@ -4,7 +4,7 @@
  * starts children at T: a move (one child, same range), a split (two children, halves) or a merge (two
  * adjacent partitions, one child). Records with commit timestamps < T stay in the parent, ≥ T go to a child.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { ChildPartition, DataChangeRecord } from './model';
 
 const SPACE = 2 ** 32;
@@ -45,11 +45,16 @@ export class PartitionSet {
   private readonly byToken = new Map<string, Partition>();
   private opIndex = 0;
 
+  private readonly createdNs: bigint;
+  /** Partitions ever added (tokens derive from it; expiry removes partitions but never rewinds it). */
+  private added = 0;
+
   constructor(
     private readonly streamName: string,
     private readonly initialCount: number,
     startNs: bigint,
   ) {
+    this.createdNs = startNs;
     const n = Math.max(1, Math.floor(initialCount));
     for (let i = 0; i < n; i++) {
       this.add(Math.floor((i * SPACE) / n), Math.floor(((i + 1) * SPACE) / n), startNs, []);
@@ -57,7 +62,11 @@ export class PartitionSet {
   }
 
   private add(lo: number, hi: number, startNs: bigint, parents: string[]): Partition {
-    const id = `${this.streamName}|${randomBytes(24).toString('hex')}|${lo.toString(16)}-${hi.toString(16)}`;
+    // Derived from the stream, the set's creation, the partition's place in its history and its range: a
+    // replay of the same history (persistence) hands out the same tokens, which readers keep in their ledger.
+    const seed = `${this.streamName}\u0000${this.createdNs}\u0000${this.added++}\u0000${lo}-${hi}@${startNs}`;
+    const digest = createHash('sha256').update(seed).digest('hex').slice(0, 48);
+    const id = `${this.streamName}|${digest}|${lo.toString(16)}-${hi.toString(16)}`;
     const token = Buffer.from(id).toString('base64url');
     const p: Partition = { token, lo, hi, startNs, endNs: null, parents, children: [], records: [] };
     this.byToken.set(token, p);
