@@ -23,12 +23,16 @@ const RESERVED = /^(host|content-length|user-agent|x-cloudtasks-.*|x-google-.*|x
 export function dispatchHeaders(task: TaskState, nowMs: number): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(task.http.headers)) if (!RESERVED.test(k)) headers[k] = v;
-  headers['User-Agent'] = 'Google-Cloud-Tasks';
-  headers['X-CloudTasks-QueueName'] = shortId(task.queue);
-  headers['X-CloudTasks-TaskName'] = shortId(task.name);
-  headers['X-CloudTasks-TaskRetryCount'] = String(task.dispatchCount - 1);
-  headers['X-CloudTasks-TaskExecutionCount'] = String(task.responseCount);
-  headers['X-CloudTasks-TaskETA'] = (task.scheduleTimeMs / 1000).toFixed(6);
+  // App Engine targets get the same information under X-AppEngine-* names, as the service sends it.
+  const p = task.appEngine ? 'X-AppEngine' : 'X-CloudTasks';
+  headers['User-Agent'] = task.appEngine
+    ? 'AppEngine-Google; (+http://code.google.com/appengine)'
+    : 'Google-Cloud-Tasks';
+  headers[`${p}-QueueName`] = shortId(task.queue);
+  headers[`${p}-TaskName`] = shortId(task.name);
+  headers[`${p}-TaskRetryCount`] = String(task.dispatchCount - 1);
+  headers[`${p}-TaskExecutionCount`] = String(task.responseCount);
+  headers[`${p}-TaskETA`] = (task.scheduleTimeMs / 1000).toFixed(6);
   const previous = task.attempts[task.attempts.length - 2];
   if (previous?.httpStatus !== undefined)
     headers['X-CloudTasks-TaskPreviousResponse'] = String(previous.httpStatus);
@@ -45,6 +49,7 @@ export function sendAttempt(
   task: TaskState,
   headers: Record<string, string>,
   signal: AbortSignal,
+  target: string = task.http.url,
 ): Promise<AttemptResult> {
   return new Promise((resolve) => {
     let settled = false;
@@ -54,7 +59,7 @@ export function sendAttempt(
       clearTimeout(timer);
       resolve(result);
     };
-    const url = new URL(task.http.url);
+    const url = new URL(target);
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
     const req = send(url, {
       method: task.http.method,

@@ -30,7 +30,21 @@ export class Dispatcher {
   constructor(
     private readonly state: TasksState,
     private readonly hook: DispatchHook,
+    /** Base URL App Engine tasks are sent to (their relative URI appended); unset: such attempts fail. */
+    private readonly appEngineUrl?: string,
   ) {}
+
+  /** Sends one attempt to the task's target. */
+  private send(task: TaskState, nowMs: number, signal: AbortSignal): Promise<AttemptResult> {
+    if (!task.appEngine) return sendAttempt(task, dispatchHeaders(task, nowMs), signal);
+    if (!this.appEngineUrl)
+      return Promise.resolve({
+        failure: 'connection',
+        message: 'no App Engine target: start the Tasks emulator with --app-engine-url <url>',
+      });
+    const target = `${this.appEngineUrl.replace(/\/$/, '')}${task.appEngine.relativeUri}`;
+    return sendAttempt(task, dispatchHeaders(task, nowMs), signal, target);
+  }
 
   /** Re-evaluates soon (after any state change). */
   poke(): void {
@@ -125,7 +139,7 @@ export class Dispatcher {
     const abort = new AbortController();
     this.aborts.add(abort);
     const attempt = async (): Promise<AttemptResult> =>
-      (await this.hook(task)) ?? sendAttempt(task, dispatchHeaders(task, now), abort.signal);
+      (await this.hook(task)) ?? this.send(task, now, abort.signal);
     attempt()
       .catch((err: unknown): AttemptResult => ({ failure: 'connection', message: String(err) }))
       .then((result) => {

@@ -33,6 +33,8 @@ export interface TasksEmulatorOptions {
   minDispatchDeadlineMs?: number;
   /** Keep queues, tasks and reserved names in this directory across restarts (default: in memory only). */
   dataDir?: string;
+  /** Where App Engine tasks go (e.g. `http://127.0.0.1:8080`, the relative URI appended); unset, they fail. */
+  appEngineUrl?: string;
 }
 
 /** What the admin handle reports per task. */
@@ -154,7 +156,7 @@ export async function startTasksEmulator(options: TasksEmulatorOptions = {}): Pr
   const persistence = options.dataDir ? new TasksPersistence(options.dataDir, state) : undefined;
   persistence?.load();
   const faults = new FaultInjector();
-  const dispatcher = new Dispatcher(state, dispatchFault(faults));
+  const dispatcher = new Dispatcher(state, dispatchFault(faults), options.appEngineUrl);
   const admin = adminHandle(state, dispatcher, faults);
   for (const q of options.queues ?? []) {
     if (typeof q === 'string') admin.upsertQueue(q);

@@ -23,6 +23,8 @@ export interface QueueConfig {
   paused: boolean;
   purgeTimeMs?: number;
   samplingRatio?: number;
+  /** `app_engine_routing_override`, kept and returned. */
+  appEngineRouting?: Record<string, string>;
 }
 
 const duration = z
@@ -46,6 +48,7 @@ const queueSchema = z
       })
       .nullish(),
     stackdriverLoggingConfig: z.object({ samplingRatio: count }).nullish(),
+    appEngineRoutingOverride: z.record(z.string(), z.string().nullish()).nullish(),
   })
   .loose();
 
@@ -112,6 +115,12 @@ export function applyQueue(queue: QueueConfig, input: QueueInput, mask?: unknown
     input.stackdriverLoggingConfig?.samplingRatio,
     (v) => (next.samplingRatio = v),
   );
+  set('appEngineRoutingOverride', input.appEngineRoutingOverride, (v) => {
+    next.appEngineRouting = Object.fromEntries(Object.entries(v).filter(([, x]) => x)) as Record<
+      string,
+      string
+    >;
+  });
   checkLimits(next);
   return next;
 }
@@ -145,5 +154,6 @@ export function queueResource(q: QueueConfig): Record<string, unknown> {
     state: q.paused ? 'PAUSED' : 'RUNNING',
     purgeTime: q.purgeTimeMs !== undefined ? fromMs(q.purgeTimeMs) : undefined,
     stackdriverLoggingConfig: q.samplingRatio !== undefined ? { samplingRatio: q.samplingRatio } : undefined,
+    appEngineRoutingOverride: q.appEngineRouting,
   };
 }

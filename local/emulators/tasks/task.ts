@@ -30,11 +30,19 @@ export interface AttemptInfo {
 /** Lifecycle of a task as the admin handle reports it. */
 export type TaskOutcome = 'queued' | 'in-flight' | 'succeeded' | 'failed' | 'deleted' | 'purged';
 
+/** Where an App Engine task goes: its path and the routing it asked for. */
+export interface AppEngineTarget {
+  relativeUri: string;
+  routing: { service?: string; version?: string; instance?: string };
+}
+
 /** A task as the emulator keeps it. */
 export interface TaskState {
   name: string;
   queue: string;
+  /** The request (for an App Engine task, `url` is empty: the emulator's App Engine URL is prepended). */
   http: TaskHttp;
+  appEngine?: AppEngineTarget;
   createTimeMs: number;
   scheduleTimeMs: number;
   dispatchDeadlineMs: number;
@@ -55,7 +63,21 @@ const taskSchema = z
     name: z.string().nullish(),
     scheduleTime: time,
     dispatchDeadline: time,
-    appEngineHttpRequest: z.unknown().optional(),
+    appEngineHttpRequest: z
+      .object({
+        httpMethod: z.string().nullish(),
+        relativeUri: z.string().max(2083).nullish(),
+        headers: z.record(z.string(), z.string()).nullish(),
+        body: z.instanceof(Buffer).nullish(),
+        appEngineRouting: z
+          .object({
+            service: z.string().nullish(),
+            version: z.string().nullish(),
+            instance: z.string().nullish(),
+          })
+          .nullish(),
+      })
+      .nullish(),
     httpRequest: z
       .object({
         url: z.string().min(1).max(2083),
@@ -91,10 +113,14 @@ export function parseTask(
   const parsed = taskSchema.safeParse(value ?? {});
   if (!parsed.success) throw bad(`Invalid task: ${parsed.error.message}`);
   const t = parsed.data;
-  if (t.appEngineHttpRequest) throw new TasksError(status.UNIMPLEMENTED, 'App Engine tasks are not emulated');
-  const req = t.httpRequest;
-  if (!req) throw bad('Task must have an http_request');
-  if (!/^https?:\/\//.test(req.url)) throw bad(`Invalid url: ${req.url}`);
+  if (t.appEngineHttpRequest && t.httpRequest)
+    throw bad('A task has either http_request or app_engine_http_request');
+  const ae = t.appEngineHttpRequest;
+  const relativeUri = ae ? ae.relativeUri || '/' : '';
+  if (ae && !relativeUri.startsWith('/')) throw bad(`relative_uri must begin with "/": ${relativeUri}`);
+  const req = t.httpRequest ?? (ae ? { ...ae, url: '', oidcToken: undefined } : undefined);
+  if (!req) throw bad('Task must have an http_request or an app_engine_http_request');
+  if (!ae && !/^https?:\/\//.test(req.url)) throw bad(`Invalid url: ${req.url}`);
   const method = !req.httpMethod || req.httpMethod === 'HTTP_METHOD_UNSPECIFIED' ? 'POST' : req.httpMethod;
   const body = req.body ?? Buffer.alloc(0);
   if (body.length > 0 && !['POST', 'PUT', 'PATCH'].includes(method))
@@ -115,10 +141,21 @@ export function parseTask(
         audience: req.oidcToken.audience || undefined,
       }
     : undefined;
+  const routing = ae?.appEngineRouting ?? {};
   return {
     name,
     queue,
     http: { url: req.url, method, headers, body, oidc },
+    ...(ae
+      ? {
+          appEngine: {
+            relativeUri,
+            routing: Object.fromEntries(
+              Object.entries(routing).filter(([, v]) => v),
+            ) as AppEngineTarget['routing'],
+          },
+        }
+      : {}),
     createTimeMs: nowMs,
     scheduleTimeMs: Math.floor(schedule * 1000) / 1000,
     dispatchDeadlineMs: deadline,
@@ -149,17 +186,30 @@ function attemptResource(a: AttemptInfo | undefined): Record<string, unknown> | 
 export function taskResource(t: TaskState, view: unknown): Record<string, unknown> {
   const full = view === 'FULL';
   const { oidc } = t.http;
+  const request = t.appEngine
+    ? {
+        appEngineHttpRequest: {
+          httpMethod: t.http.method,
+          appEngineRouting: t.appEngine.routing,
+          relativeUri: t.appEngine.relativeUri,
+          headers: t.http.headers,
+          body: full ? t.http.body : undefined,
+        },
+      }
+    : {
+        httpRequest: {
+          url: t.http.url,
+          httpMethod: t.http.method,
+          headers: t.http.headers,
+          body: full ? t.http.body : undefined,
+          oidcToken: oidc
+            ? { serviceAccountEmail: oidc.serviceAccountEmail, audience: oidc.audience ?? '' }
+            : undefined,
+        },
+      };
   return {
     name: t.name,
-    httpRequest: {
-      url: t.http.url,
-      httpMethod: t.http.method,
-      headers: t.http.headers,
-      body: full ? t.http.body : undefined,
-      oidcToken: oidc
-        ? { serviceAccountEmail: oidc.serviceAccountEmail, audience: oidc.audience ?? '' }
-        : undefined,
-    },
+    ...request,
     scheduleTime: fromMs(t.scheduleTimeMs),
     createTime: fromMs(t.createTimeMs),
     dispatchDeadline: fromMs(t.dispatchDeadlineMs),
