@@ -1,6 +1,6 @@
 /**
  * `npm run emulator -- spanner --port 9010 [--admin-port 9011] [--partitions N | --partition-bytes 4194304]
- *  [--initial-partitions 2] [--churn-ms 30000] [--no-change-streams]
+ *  [--initial-partitions 2] [--churn-ms 30000] [--no-change-streams] [--no-retention-check]
  *  [--database projects/p/instances/i/databases/d --dialect postgresql] [--data-dir dir]`
  */
 import type { CliOptions, EmulatorCli } from '../cli';
@@ -26,6 +26,7 @@ export const cli: EmulatorCli = {
       initialPartitions: Math.max(1, num(options.initialPartitions, 2)),
       churnMs: num(options.churnMs, DEFAULT_CHURN_MS),
       ...(options.noChangeStreams === true ? { changeStreams: false as const } : {}),
+      ...(options.noRetentionCheck === true ? { retentionCheck: false } : {}),
       ...(typeof options.dataDir === 'string' ? { dataDir: options.dataDir } : {}),
     });
     if (typeof options.database === 'string' && !emu.admin.hasDatabase(options.database)) {

@@ -1,7 +1,7 @@
 /**
  * `npm run emulator -- tasks [--port 8123] [--admin-port 8124] [--queue projects/p/locations/l/queues/q]
- * [--tombstone-ms 3600000] [--data-dir dir] [--app-engine-url http://127.0.0.1:8080]`; `--queue` takes a
- * comma-separated list.
+ * [--tombstone-ms 3600000] [--min-dispatch-deadline-ms 15000] [--data-dir dir]
+ * [--app-engine-url http://127.0.0.1:8080]`; `--queue` takes a comma-separated list.
  */
 import { type EmulatorCli, intFlag, listFlag } from '../cli';
 import { startTasksEmulator } from './emulator';
@@ -14,6 +14,7 @@ export const cli: EmulatorCli = {
       adminPort: intFlag(options['adminPort'], 0),
       queues: listFlag(options['queue']),
       tombstoneMs: intFlag(options['tombstoneMs'], 3_600_000),
+      minDispatchDeadlineMs: intFlag(options['minDispatchDeadlineMs'], 15_000),
       ...(typeof options['dataDir'] === 'string' ? { dataDir: options['dataDir'] } : {}),
       ...(typeof options['appEngineUrl'] === 'string' ? { appEngineUrl: options['appEngineUrl'] } : {}),
     });
