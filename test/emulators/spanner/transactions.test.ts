@@ -109,3 +109,18 @@ test('the transaction runner retries an ABORTED transaction to success', async (
   const [rows] = await g.database.run({ sql: 'SELECT Balance FROM Accounts WHERE Id = 6', json: true });
   expect(rows).toEqual([{ Balance: 61 }]);
 });
+
+test('a commit larger than gRPC default 4 MiB is accepted and read back whole', async () => {
+  const [op] = await g.database.updateSchema([
+    'CREATE TABLE Blobs (Id INT64 NOT NULL, Body STRING(MAX)) PRIMARY KEY (Id)',
+  ]);
+  await op.promise();
+  const body = 'x'.repeat(1024 * 1024);
+  const rows = Array.from({ length: 12 }, (_, i) => ({ Id: String(i), Body: `${i}${body}` }));
+  await g.database.table('Blobs').insert(rows);
+  const [read] = await g.database.run({ sql: 'SELECT Id, Body FROM Blobs ORDER BY Id', json: true });
+  const got = read as unknown as Array<{ Id: number; Body: string }>;
+  expect(got.map((r) => [r.Id, r.Body.length, r.Body.startsWith(String(r.Id))])).toEqual(
+    rows.map((r) => [Number(r.Id), r.Body.length, true]),
+  );
+}, 60000);

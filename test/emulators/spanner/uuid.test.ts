@@ -1,6 +1,8 @@
 /**
  * UUID columns and parameters through the official client: GoogleSQL `UUID` / `ARRAY<UUID>` and PostgreSQL
- * `uuid` / `uuid[]`, as keys and values, in mutations, queries, INFORMATION_SCHEMA and change records.
+ * `uuid` / `uuid[]`, as keys and values, in mutations, queries, INFORMATION_SCHEMA and change records; keys
+ * ordered by value, STRING parameters and literals coerced where a UUID is needed, casts, and the type errors
+ * the service gives.
  */
 process.env.METADATA_SERVER_DETECTION = 'none';
 
@@ -12,6 +14,8 @@ import { walkDag } from './change-streams/client-read';
 const A = 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11';
 const B = '00000000-0000-4000-8000-000000000000';
 const C = 'ffffffff-ffff-4fff-bfff-ffffffffffff';
+const D = '0b8c5e6a-3f1d-4c2e-9a7b-1d2e3f4a5b6c';
+const E = 'f47ac10b-58cc-4372-a567-0e02b2c3d479';
 
 let emu: RunningSpannerEmulator;
 let g: TestDatabase;
@@ -23,6 +27,7 @@ beforeAll(async () => {
   g = await createTestDatabase(emu, 'GOOGLE_STANDARD_SQL', [
     'CREATE TABLE U (Id UUID NOT NULL, Other UUID, Many ARRAY<UUID>, Name STRING(MAX)) PRIMARY KEY (Id)',
     'CREATE CHANGE STREAM S FOR U',
+    'CREATE TABLE V (Id UUID NOT NULL, Tag STRING(MAX), Many ARRAY<UUID>) PRIMARY KEY (Id)',
   ]);
   pg = await createTestDatabase(emu, 'POSTGRESQL', [
     'CREATE TABLE u (id uuid NOT NULL PRIMARY KEY, other uuid, many uuid[], name varchar)',
@@ -151,3 +156,52 @@ test.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])(
     expect(remove?.mods[0]?.keys).toEqual({ [x.id]: id });
   },
 );
+
+type Rows = Array<Record<string, unknown>>;
+
+async function json(db: TestDatabase, q: object): Promise<Rows> {
+  const [rows] = await db.database.run({ ...q, json: true } as never);
+  return rows as unknown as Rows;
+}
+
+test('UUID keys order by value and are read back by key', async () => {
+  await g.database.table('V').insert([
+    { Id: E.toUpperCase(), Tag: 'e', Many: [D, null] },
+    { Id: `{${D}}`, Tag: 'd', Many: [] },
+  ]);
+  expect(await json(g, { sql: 'SELECT Id, Tag, Many FROM V ORDER BY Id' })).toEqual([
+    { Id: D, Tag: 'd', Many: [] },
+    { Id: E, Tag: 'e', Many: [D, null] },
+  ]);
+  const [read] = await g.database.table('V').read({ keys: [D], columns: ['Tag'], json: true });
+  expect(read).toEqual([{ Tag: 'd' }]);
+});
+
+test('typed UUID array parameters, STRING literals where a UUID is needed, and casts to STRING and BYTES', async () => {
+  const [, , meta] = (await g.database.run({
+    sql: 'SELECT @v AS v',
+    params: { v: [D, E] },
+    types: { v: { type: 'array', child: 'uuid' } },
+  } as never)) as unknown as [unknown, unknown, { rowType: { fields: Array<{ type: unknown }> } }];
+  expect(meta.rowType.fields[0]?.type).toMatchObject({ code: 'ARRAY', arrayElementType: { code: 'UUID' } });
+  expect(await json(g, { sql: 'SELECT Tag FROM V WHERE Id = @v', params: { v: E } })).toEqual([{ Tag: 'e' }]);
+  expect(await json(g, { sql: `SELECT Tag FROM V WHERE Id = '${D.toUpperCase()}'` })).toEqual([{ Tag: 'd' }]);
+  expect(
+    await json(g, {
+      sql: 'SELECT CAST(Id AS STRING) AS s, CAST(Id AS BYTES) AS b FROM V WHERE Id = CAST(@v AS UUID)',
+      params: { v: D },
+    }),
+  ).toEqual([{ s: D, b: Buffer.from(D.replaceAll('-', ''), 'hex') }]);
+});
+
+test('a UUID compared with an INT64 or a STRING column is refused, not an empty result', async () => {
+  await expect(json(g, { sql: 'SELECT 1 FROM V WHERE Id = 1' })).rejects.toThrow(
+    /No matching signature for operator =/,
+  );
+  await expect(json(g, { sql: 'SELECT 1 FROM V WHERE Id = Tag' })).rejects.toThrow(
+    /No matching signature for operator =/,
+  );
+  await expect(json(g, { sql: 'SELECT 1 FROM V WHERE Id = @v', params: { v: 'nope' } })).rejects.toThrow(
+    /nope/,
+  );
+});

@@ -138,6 +138,7 @@ function castScalar(v: StoredValue, from: SqlType, to: SqlType): StoredValue {
       }
       return v;
     case 'BYTES':
+      if (from.code === 'UUID') return Buffer.from(String(v).replaceAll('-', ''), 'hex');
       return from.code === 'STRING' ? Buffer.from(String(v), 'utf8') : v;
     case 'DATE':
       if (from.code === 'TIMESTAMP') return extract('DATE', String(v), true);

@@ -192,6 +192,8 @@ function param(name: string, cx: CompileCtx, pos: number, expect?: SqlType): Typ
     );
   cx.params.used.add(name);
   const t = cx.params.declaredType(name);
+  // A STRING parameter also converts to UUID where one is needed, as the service coerces it.
+  if (t?.code === 'STRING') return { sql: `@${name}`, type: t, flex: 'stringParam', text: name };
   if (t) return { sql: `@${name}`, type: t };
   if (expect) cx.params.fix(name, expect);
   return { sql: `@${name}`, type: cx.params.untypedType(name), flex: 'param', text: name };

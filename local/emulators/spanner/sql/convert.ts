@@ -61,6 +61,13 @@ export function convert(x: Typed, to: SqlType, cx: CompileCtx): Typed | undefine
   if ((x.flex === 'string' || x.flex === 'int' || x.flex === 'float') && literalFits(x, to, cx.dialect))
     return { ...x, sql: literalAs(x, to, cx), type: to, flex: undefined };
   if (coercible(x.type, to)) return { ...x, sql: widen(x.sql, x.type, to), type: to, flex: undefined };
+  if (x.flex === 'stringParam' && literalFits(x, to, cx.dialect))
+    return {
+      ...x,
+      sql: `sp_cast(${x.sql}, ${typeArg(T.STRING)}, ${typeArg(to)}, 0)`,
+      type: to,
+      flex: undefined,
+    };
   return undefined;
 }
 

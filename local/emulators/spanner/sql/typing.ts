@@ -33,7 +33,7 @@ export interface Typed {
   sql: string;
   type: SqlType;
   /** `null`: the NULL literal; `param`: an untyped parameter; `string`/`int`/`float`: a literal. */
-  flex?: 'null' | 'param' | 'string' | 'int' | 'float';
+  flex?: 'null' | 'param' | 'string' | 'int' | 'float' | 'stringParam';
   /** The literal's text (flex string / int / float), or the untyped parameter's name. */
   text?: string;
   /** True when the expression contains an aggregate. */
@@ -111,7 +111,8 @@ export function adaptsToAny(x: Typed): boolean {
 /** True when the literal can become a value of `to` (string literals to DATE / TIMESTAMP, numbers to floats). */
 export function literalFits(x: Typed, to: SqlType, d: Dialect): boolean {
   if (x.flex === 'string')
-    return d === 'POSTGRESQL' ? to.code !== 'ARRAY' : ['DATE', 'TIMESTAMP'].includes(to.code);
+    return d === 'POSTGRESQL' ? to.code !== 'ARRAY' : ['DATE', 'TIMESTAMP', 'UUID'].includes(to.code);
+  if (x.flex === 'stringParam') return to.code === 'UUID';
   if (x.flex === 'int') return isNumeric(to);
   if (x.flex === 'float') return to.code === 'FLOAT64' || to.code === 'FLOAT32' || to.code === 'NUMERIC';
   return false;
