@@ -5,7 +5,6 @@
  * `_default` stream. Replaying the journal repeats the same ingestions in the same order.
  */
 import { Journal } from '../common/journal';
-import { changeColumnType } from './ddl';
 import {
   type Catalog,
   type CatalogChange,
@@ -14,6 +13,7 @@ import {
   type TableRef,
   type ViewDefinition,
 } from './catalog';
+import { changeColumnType } from './ddl';
 import type { Field } from './schema';
 import type { IncomingRow, TableState } from './table-state';
 import type { StreamChange, StreamType, WriteStreamState, WriteStreams } from './write-streams';
