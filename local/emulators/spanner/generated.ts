@@ -1,16 +1,16 @@
 /**
  * Generated columns: their values computed from the rest of the row with the generation expression, through
- * the same SQL translation queries use (so an expression the emulator cannot evaluate fails the DDL, not a
+ * the typed SQL front end queries use (so an expression the emulator cannot evaluate fails the DDL, not a
  * later write). Stored and non-stored columns are both computed on write; only INFORMATION_SCHEMA and change
  * streams tell them apart. TOKENLIST columns (full-text search) hold no readable value and stay NULL.
  */
 import type BetterSqlite3 from 'better-sqlite3';
 import { Code, SpannerError } from './hooks';
 import type { Column, Schema, Table } from './schema';
+import { compileRowValue } from './sql/compile';
 import type { Row } from './storage';
 import { qi } from './storage';
 import { type Token, tokenize } from './tokenizer';
-import { translate } from './translate';
 import { rawToColumn, type StoredValue } from './values';
 
 /** Functions of full-text search: accepted in TOKENLIST expressions, never evaluated. */
@@ -87,15 +87,11 @@ export class Generator {
         Code.INVALID_ARGUMENT,
         `Generated column ${table.name}.${c.name}: tokenize functions need a TOKENLIST column`,
       );
-    const expr = translate(tokens, this.schema.dialect, this.schema);
-    if (expr.tables.size > 0)
-      throw new SpannerError(
-        Code.INVALID_ARGUMENT,
-        `Generated column ${table.name}.${c.name} may only reference columns of its own table`,
-      );
+    const what = `Generated column ${table.name}.${c.name}`;
+    const sql = compileRowValue(tokens, this.schema, table, others, c.ct.type, what);
     const cols = others.map((x) => `? AS ${qi(x.name)}`).join(', ');
     try {
-      return this.db.prepare(`SELECT (${expr.sql}) FROM (SELECT ${cols || 'NULL AS _none'})`);
+      return this.db.prepare(`SELECT (${sql}) FROM (SELECT ${cols || 'NULL AS _none'})`);
     } catch (err) {
       throw new SpannerError(
         Code.INVALID_ARGUMENT,

@@ -48,7 +48,10 @@ export function compileTable(f: From & { k: 'table' }, s: Scope, cx: CompileCtx)
   cx.tables.add(table.name.toLowerCase());
   s.ranges.push({
     name,
-    cols: table.columns.map((c) => ({ name: c.name, type: c.ct.type, sql: `${alias}.${qi(c.name)}` })),
+    // Hidden columns (TOKENLIST) are not in the table's snapshot CTE: not in `*`, not nameable.
+    cols: table.columns
+      .filter((c) => !c.hidden)
+      .map((c) => ({ name: c.name, type: c.ct.type, sql: `${alias}.${qi(c.name)}` })),
   });
   return `${qi(table.name)} AS ${alias}`;
 }

@@ -3,15 +3,18 @@
  * the output columns' names and types, the user tables read and the bound parameter values out.
  */
 import type { SpannerTypeJson, WireValue } from '../hooks';
-import type { Schema, Table } from '../schema';
+import type { Column, Schema, Table } from '../schema';
 import { qi } from '../storage';
 import type { Dialect, Token } from '../tokenizer';
 import type { StoredValue } from '../values';
+import { compileExpr } from './compile-expr';
 import { compileQuery, condition } from './compile-query';
+import { convert } from './convert';
 import { Cursor } from './cursor';
 import { parseExpr } from './parse-expr';
 import { parseQuery } from './parse-query';
 import { type Catalog, CompileCtx, Params, Scope } from './scope';
+import { typeName } from './typing';
 
 /** A compiled query, ready to run against a snapshot. */
 export interface CompiledStatement {
@@ -61,4 +64,36 @@ export function compileRowCondition(expression: Token[], schema: Schema, table: 
     cols: table.columns.map((col) => ({ name: col.name, type: col.ct.type, sql: qi(col.name) })),
   });
   return condition(e, s, cx, 'CHECK constraint expression');
+}
+
+/**
+ * A value expression over one row of `table` (a generated column of type `type`), as SQLite SQL in the
+ * column's stored form; `columns` are the row's columns it may read, referenced by their quoted names.
+ */
+export function compileRowValue(
+  expression: Token[],
+  schema: Schema,
+  table: Table,
+  columns: Column[],
+  type: SpannerTypeJson,
+  what: string,
+): string {
+  const c = new Cursor('', schema.dialect, expression);
+  const e = parseExpr(c);
+  if (!c.done()) c.fail('Expected end of expression');
+  const cx = new CompileCtx('', schema.dialect, { schema }, new Params({}, {}));
+  const s = new Scope();
+  s.ranges.push({
+    name: table.name,
+    cols: columns.map((col) => ({ name: col.name, type: col.ct.type, sql: qi(col.name) })),
+  });
+  const x = compileExpr(e, s, cx, type);
+  const v = convert(x, type, cx);
+  if (!v)
+    return cx.fail(
+      `${what} has type ${typeName(x.type, cx.dialect)}, which cannot be assigned to ${typeName(type, cx.dialect)}`,
+      e.pos,
+    );
+  if (cx.tables.size > 0) return cx.fail(`${what} may only reference columns of its own table`, e.pos);
+  return v.sql;
 }
