@@ -40,7 +40,9 @@ async function select(dialect: Dialect, value: unknown, type: ParamType) {
     params: { [name]: value },
     types: { [name]: type },
     json: true,
-    jsonOptions: { wrapNumbers: false },
+    // GoogleSQL names an unaliased expression column '' (as the service does); the client drops nameless
+    // columns from JSON rows unless asked.
+    jsonOptions: { wrapNumbers: false, includeNameless: true },
   });
   const field = metadata?.rowType?.fields?.[0]?.type;
   const row = rows[0] as Record<string, unknown>;
