@@ -10,8 +10,17 @@ import type { Timestamp } from '../domain/timestamp';
 
 /** The current-row replica of source tables. */
 export interface ReplicaSink {
-  /** Creates the table when missing (primary key, max staleness) and adds columns the source gained. */
-  ensureTable(destination: string, source: TableSchema, watchedColumns: 'all' | string[]): Promise<void>;
+  /**
+   * Creates the table when missing (primary key, max staleness) and adds columns the source gained. An
+   * implementation may remember what it ensured; `fresh` looks at the table again (a backfill, which must
+   * recreate a replica table deleted since).
+   */
+  ensureTable(
+    destination: string,
+    source: TableSchema,
+    watchedColumns: 'all' | string[],
+    options?: { fresh?: boolean },
+  ): Promise<void>;
   /** Writes CDC rows; resolves when every row is acknowledged. */
   write(destination: string, changes: Array<ReplicaUpsert | ReplicaDelete>): Promise<void>;
 }

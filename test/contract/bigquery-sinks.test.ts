@@ -216,6 +216,28 @@ describe('BigQuery sinks with the official clients', () => {
     await harness.close?.();
   });
 
+  it('a replica table deleted under it is a permanent error naming it and the repair; fresh ensure recreates it', async () => {
+    const { replica, harness, bigquery, dataset } = await bigQueryHarness();
+    await replica.ensureTable('singers', singers(), 'all');
+    await replica.write('singers', insertOf(1, 'a'));
+    await bigquery.dataset(dataset).table('singers').delete();
+    const failure = await replica.write('singers', insertOf(2, 'b')).catch((e: unknown) => e);
+    expect(failure).toMatchObject({ kind: 'permanent' });
+    expect((failure as Error).message).toMatch(
+      new RegExp(
+        `BigQuery table ${dataset}\\.singers was not found: .*POST /backfills.*POST /partitions/retry`,
+      ),
+    );
+    // Not recreated behind the operator's back: the rows written before are gone with the table.
+    await expect(replica.write('singers', insertOf(2, 'b'))).rejects.toMatchObject({ kind: 'permanent' });
+    expect(await harness.replicaTable('singers')).toBeUndefined();
+    // The cache alone would skip it; a fresh ensure (a backfill's) recreates the table.
+    await replica.ensureTable('singers', singers(), 'all', { fresh: true });
+    await replica.write('singers', insertOf(2, 'b'));
+    expect(await harness.replicaRows('singers')).toEqual([{ SingerId: '2', Name: 'b', Bio: null }]);
+    await harness.close?.();
+  });
+
   it('re-establishes a dropped connection on the next write', async () => {
     const { replica, harness, dataset } = await bigQueryHarness();
     await replica.ensureTable('singers', singers(), 'all');

@@ -4,13 +4,18 @@
  *
  * - a partial flush: a history append fails (a transient outage) after an earlier flush of the same window
  *   was acknowledged; the retry starts at that boundary, the replica ends equal to Spanner and the history
- *   holds every mod exactly once.
+ *   holds every mod exactly once;
+ * - a replica table deleted under the running pipeline: the partition that meets its changes fails with a
+ *   permanent error naming the table and the repair (GET /status), the other partition flows; after the
+ *   repair it names (backfill the replica, retry the partition) BigQuery equals Spanner, no history row lost
+ *   or doubled.
  */
 process.env.METADATA_SERVER_DETECTION = 'none';
 
 import { type LocalStack, startLocalStack } from '../../local/stack';
+import { LOCAL } from '../../local/stack-config';
 import type { Dialect } from '../../shared/domain/change-record';
-import { committer, historyCounts, until, verdict } from './support/failures';
+import { committer, historyCounts, status, until, verdict } from './support/failures';
 
 const BOUND = 150_000;
 
@@ -18,6 +23,7 @@ describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])(
   'failure families on the local stack, %s',
   (dialect) => {
     let stack: LocalStack;
+    let c: ReturnType<typeof committer>;
     const logs: Array<Record<string, unknown>> = [];
 
     beforeAll(async () => {
@@ -32,6 +38,7 @@ describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])(
       });
       expect((await stack.tick()).status).toBe(200);
       stack.startTicking(400);
+      c = committer(stack, 21);
     }, 60_000);
 
     afterAll(async () => {
@@ -42,7 +49,6 @@ describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])(
       'a partial flush: the retry starts at the acknowledged boundary and writes no history twice',
       async () => {
         const bq = stack.emulators.bigquery.admin;
-        const c = committer(stack, 21);
         // A history connection lives for one window: its second append (the window's second flush, after the
         // first was acknowledged) fails as a transient outage.
         const rule = bq.faults.add({
@@ -68,6 +74,70 @@ describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])(
         expect(await verdict(stack)).toBe(true);
         const mods = c.mods('customers');
         expect(await historyCounts(stack, 'customers_history')).toEqual({ n: mods, d: mods });
+        stack.startTicking(400);
+      },
+      BOUND,
+    );
+
+    it(
+      'a replica table dropped under the pipeline: its partition fails naming it, the others flow; backfill and retry repair it',
+      async () => {
+        const { customers } = stack.schema;
+        const backfill = stack.functions.backfill!.url;
+        for (let i = 0; i < 4; i++) await c.insert('customers');
+        await c.insert('orders', 4);
+        expect(await stack.waitForCatchUp(c.state.last, 60_000)).toBe(true);
+        const dataset = stack.emulators.bigquery.bigquery().dataset(LOCAL.dataset);
+        await dataset.table('customers').delete();
+        const orders = () => stack.emulators.bigquery.admin.tableRows(LOCAL.dataset, 'orders').length;
+        const before = orders();
+        await c.insert('customers');
+        for (let i = 0; i < 16; i++) await c.insert('orders');
+        const failed = await until(
+          'the failed partition',
+          async () => {
+            const s = await status(stack);
+            return s.partitions.failed > 0 ? s : undefined;
+          },
+          60_000,
+        );
+        expect(failed.partitions.failed).toBe(1);
+        const [error] = failed.lastErrors;
+        expect(error).toMatchObject({ kind: 'permanent', state: 'failed' });
+        expect(error?.message).toMatch(/BigQuery table sluice_demo\.customers was not found/);
+        expect(error?.message).toMatch(/POST \/backfills/);
+        // The other partition keeps flowing: orders committed after the drop arrive.
+        await until('orders after the drop', async () => (orders() > before ? true : undefined), 60_000);
+        expect((await status(stack)).partitions.failed).toBe(1);
+        // The repair the error names: backfill the replica (recreated and reloaded), then retry.
+        const res = await fetch(`${backfill}/backfills`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ tables: [customers.name], targets: ['replica'] }),
+        });
+        expect(res.status).toBe(202);
+        const id = String(((await res.json()) as { id: string }).id);
+        await until(
+          'the backfill',
+          async () => {
+            const job = (await (await fetch(`${backfill}/backfills/${encodeURIComponent(id)}`)).json()) as {
+              state: string;
+            };
+            if (job.state === 'failed' || job.state === 'cancelled') throw new Error(JSON.stringify(job));
+            return job.state === 'succeeded' ? job : undefined;
+          },
+          60_000,
+        );
+        const retried = await fetch(`${backfill}/partitions/retry`, { method: 'POST' });
+        expect(((await retried.json()) as { retried: string[] }).retried).toEqual([error?.partition]);
+        expect(await stack.waitForCatchUp(c.state.last, 60_000)).toBe(true);
+        await stack.stopTicking();
+        expect((await status(stack)).partitions.failed).toBe(0);
+        expect(await verdict(stack)).toBe(true);
+        for (const t of ['customers', 'orders'] as const) {
+          const mods = c.mods(t);
+          expect(await historyCounts(stack, `${t}_history`)).toEqual({ n: mods, d: mods });
+        }
         stack.startTicking(400);
       },
       BOUND,

@@ -6,6 +6,7 @@ import type { BigQuery, Table, TableMetadata } from '@google-cloud/bigquery';
 import type { managedwriter } from '@google-cloud/bigquery-storage';
 import { RowsRejectedError } from '../../domain/bad-records';
 import { type BigQueryField, replicaTableSchema } from '../../domain/bigquery-schema';
+import { SluiceError } from '../../domain/errors';
 import type { TableSchema } from '../../domain/information-schema';
 import { type ReplicaDelete, type ReplicaUpsert, replicaWriterRow } from '../../domain/replica-rows';
 import { planFields } from '../../domain/type-changes';
@@ -57,14 +58,19 @@ export class BigQueryReplicaSink implements ReplicaSink {
     });
   }
 
-  async ensureTable(destination: string, source: TableSchema, watched: 'all' | string[]): Promise<void> {
+  async ensureTable(
+    destination: string,
+    source: TableSchema,
+    watched: 'all' | string[],
+    options: { fresh?: boolean } = {},
+  ): Promise<void> {
     const schema = replicaTableSchema({
       name: source.name,
       columns: replicatedColumns(source, watched),
       primaryKey: source.primaryKey,
     });
     const signature = JSON.stringify(schema);
-    if (this.ensured.get(destination) === signature) return;
+    if (!options.fresh && this.ensured.get(destination) === signature) return;
     const table = this.clients.bigquery
       .dataset(this.options.dataset, { projectId: this.options.projectId })
       .table(destination);
@@ -115,6 +121,7 @@ export class BigQueryReplicaSink implements ReplicaSink {
     try {
       await this.writers.append(path, rows);
     } catch (err) {
+      if (isNotFound(err)) throw this.missing(destination, err);
       if (!(err instanceof AppendRowsError && err.rowErrors.length > 0)) throw err;
       // The failed append closed its connection: this one opens with the table's current schema.
       try {
@@ -125,6 +132,20 @@ export class BigQueryReplicaSink implements ReplicaSink {
         throw again;
       }
     }
+  }
+
+  /**
+   * The table is gone (deleted while the pipeline ran): a permanent error naming it and the repair, and it
+   * is no longer taken as ensured. Recreating it here would silently leave out every row replicated before.
+   */
+  private missing(destination: string, cause: unknown): SluiceError {
+    this.ensured.delete(destination);
+    const table = `${this.options.dataset}.${destination}`;
+    return new SluiceError(
+      'permanent',
+      `BigQuery table ${table} was not found: it was deleted while the pipeline ran, and the rows replicated to it went with it. Backfill the source table replicated to it (POST /backfills with "targets": ["replica"]), which recreates and reloads ${table}, then retry the failed partitions (POST /partitions/retry)`,
+      { cause },
+    );
   }
 
   /** Closes the Storage Write connections (the clients stay open: they belong to the caller). */
@@ -141,4 +162,9 @@ export class BigQueryReplicaSink implements ReplicaSink {
       ...(this.options.maxStaleness ? { maxStaleness: this.options.maxStaleness } : {}),
     };
   }
+}
+
+/** gRPC NOT_FOUND: the table (or its default stream) does not exist. */
+function isNotFound(err: unknown): boolean {
+  return (err as { code?: unknown } | null)?.code === 5;
 }

@@ -78,7 +78,8 @@ async function openSnapshot(deps: BackfillDeps, at: Timestamp | undefined): Prom
 
 async function ensureSinks(deps: BackfillDeps, tables: ResolvedTable[]): Promise<void> {
   for (const t of tables) {
-    if (t.replica) await deps.replica.ensureTable(t.replica, t.schema, t.watched);
+    // Fresh: a replica table deleted under the pipeline is recreated here (the repair its failure names).
+    if (t.replica) await deps.replica.ensureTable(t.replica, t.schema, t.watched, { fresh: true });
     if (t.history) await deps.history.ensureTable(t.history);
   }
 }
