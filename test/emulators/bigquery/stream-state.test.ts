@@ -153,7 +153,10 @@ test('a fault rule with a target strikes only the write streams whose name conta
 
 test('an append rule with afterItems answers that many requests of a connection, then strikes', async () => {
   const a = await newTable();
-  const streamId = await client.createWriteStream({ streamType: CommittedStream, destinationTable: a.parent });
+  const streamId = await client.createWriteStream({
+    streamType: CommittedStream,
+    destinationTable: a.parent,
+  });
   const rule = emu.admin.faults.add({
     method: 'AppendRows',
     times: 1,
