@@ -170,24 +170,32 @@ function writeValue(out: WireWriter, kind: FieldKind, value: WriterValue, column
     throw new TypeError(`column ${column}: a ${value === null ? 'NULL' : 'nested list'} inside a list`);
   switch (kind) {
     case 'string':
-      return out.string(typeof value === 'string' ? value : String(value));
+      out.string(typeof value === 'string' ? value : String(value));
+      break;
     case 'int64':
-      if (typeof value === 'number') return out.int64FromNumber(value);
-      if (typeof value === 'boolean') return out.uint32(value ? 1 : 0);
-      if (SAFE_DECIMAL.test(value)) return out.int64FromNumber(Number(value));
-      return out.int64FromBigInt(int64Of(value, column));
+      if (typeof value === 'number') out.int64FromNumber(value);
+      else if (typeof value === 'boolean') out.uint32(value ? 1 : 0);
+      else if (SAFE_DECIMAL.test(value)) out.int64FromNumber(Number(value));
+      else out.int64FromBigInt(int64Of(value, column));
+      break;
     case 'int32':
-      return out.int64FromNumber(Number(value) | 0);
+      out.int64FromNumber(Number(value) | 0);
+      break;
     case 'uint32':
-      return out.uint32(Number(value));
+      out.uint32(Number(value));
+      break;
     case 'double':
-      return out.double(Number(value));
+      out.double(Number(value));
+      break;
     case 'float':
-      return out.float(Number(value));
+      out.float(Number(value));
+      break;
     case 'bool':
-      return out.uint32(value ? 1 : 0);
+      out.uint32(value ? 1 : 0);
+      break;
     case 'bytes':
       if (typeof value !== 'string') throw new TypeError(`column ${column}: a ${typeof value} for BYTES`);
-      return out.bytes(Buffer.from(value, 'base64'));
+      out.bytes(Buffer.from(value, 'base64'));
+      break;
   }
 }

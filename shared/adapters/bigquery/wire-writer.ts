@@ -57,7 +57,10 @@ export class WireWriter {
 
   /** A signed integer held exactly by a double (or truncated towards zero, as protobufjs does). */
   int64FromNumber(value: number): void {
-    if (value >= 0 && value < TWO_32) return this.uint32(value);
+    if (value >= 0 && value < TWO_32) {
+      this.uint32(value);
+      return;
+    }
     const negative = value < 0;
     const magnitude = Math.trunc(Math.abs(value));
     let lo = magnitude >>> 0;
