@@ -86,7 +86,7 @@ export async function startEmulators(setup: EmulatorSetup): Promise<LocalEmulato
       projectId: setup.projectId,
       ...dir('bigquery'),
     }),
-    startLineageEmulator({ port: setup.ports.lineage ?? 0, adminPort: 0 }),
+    startLineageEmulator({ port: setup.ports.lineage ?? 0, adminPort: 0, ...dir('lineage') }),
   ] as const);
   return {
     spanner,

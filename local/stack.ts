@@ -14,6 +14,7 @@ import { type CaptureType, createTable, type DemoSchema, type DemoTable, demoSch
 import { type EmulatorPorts, type LocalEmulators, startEmulators } from './emulators';
 import { emulatorClient } from './emulators/spanner/client';
 import { type FunctionLogLine, type FunctionName, FunctionProcess } from './function-process';
+import { retargetRestoredTasks } from './function-urls';
 import { type PipelineProgress, readProgress } from './ledger-view';
 import { assertPortsFree, freePort, PortInUseError } from './ports';
 import { Random } from './random';
@@ -259,6 +260,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       backfill: functions.backfill?.url ?? null,
       writer: functions.writer?.url ?? null,
     };
+    if (options.dataDir) retargetRestoredTasks(options.dataDir, emulators.tasks.admin, urls);
     const admin = {
       spanner: emulators.spanner.adminUrl,
       gcs: emulators.gcs.adminUrl ?? '',

@@ -15,9 +15,11 @@ import { managedwriter } from '@google-cloud/bigquery-storage';
 import { Spanner } from '@google-cloud/spanner';
 import { startBigQueryEmulator } from '../../local/emulators/bigquery/emulator';
 import { startGcsEmulator } from '../../local/emulators/gcs/emulator';
+import { startLineageEmulator } from '../../local/emulators/lineage/emulator';
 import { createTestDatabase, emulatorClient } from '../../local/emulators/spanner/client';
 import { startSpannerEmulator } from '../../local/emulators/spanner/server';
 import { startTasksEmulator } from '../../local/emulators/tasks/emulator';
+import { toStruct } from '../../shared/domain/lineage/struct';
 import { bigQueryCalls, defaultJsonWriter, descriptorFor, ok, tablePath } from './bigquery/fixtures';
 import { rejection } from './common/rejection';
 import { walkDag } from './spanner/change-streams/client-read';
@@ -137,6 +139,9 @@ test('Tasks: queues, scheduled tasks and reserved names survive a restart', asyn
       c.createTask({ parent: queue, task: { ...task, name: `${queue}/tasks/gone` } }),
     );
     expect(again.code).toBe(6);
+    // A restored task whose target moved (the local stack's functions listen on new ports) is pointed at it.
+    expect(second.admin.retarget('http://127.0.0.1:9/', 'http://127.0.0.1:8/')).toBe(1);
+    expect(second.admin.task(`${queue}/tasks/kept`)?.url).toBe('http://127.0.0.1:8/never');
   } finally {
     await second.stop();
   }
@@ -223,6 +228,47 @@ function startCli(
   });
 }
 
+test('Lineage: processes, runs, lineage events and request-id answers survive a restart', async () => {
+  const dataDir = join(dir, 'lineage');
+  const parent = 'projects/p/locations/us';
+  const event = (eventType: string) =>
+    toStruct({
+      eventType,
+      eventTime: '2026-12-01T00:00:00.123456789Z',
+      producer: 'https://example.com/sluice',
+      job: { namespace: 'sluice://p', name: 'pipeline' },
+      run: { runId: '0b8c5e6a-3f1d-4c2e-9a7b-1d2e3f4a5b6c' },
+      inputs: [{ namespace: 'spanner://p', name: 'Orders' }],
+      outputs: [{ namespace: 'bigquery', name: 'p.ds.orders' }],
+    });
+  const first = await startLineageEmulator({ port: 0, dataDir });
+  const [started] = await first.client().processOpenLineageRunEvent({
+    parent,
+    openLineage: event('START'),
+    requestId: 'r1',
+  });
+  await first.client().processOpenLineageRunEvent({ parent, openLineage: event('COMPLETE') });
+  await first.stop();
+
+  const second = await startLineageEmulator({ port: 0, dataDir });
+  try {
+    const c = second.client();
+    const [runs] = await c.listRuns({ parent: started.process as string });
+    expect(runs.map((r) => [r.name, r.state])).toEqual([[started.run, 'COMPLETED']]);
+    const [events] = await c.listLineageEvents({ parent: started.run as string });
+    expect(events).toHaveLength(2);
+    const [again] = await c.processOpenLineageRunEvent({
+      parent,
+      openLineage: event('START'),
+      requestId: 'r1',
+    });
+    expect(again).toMatchObject({ process: started.process, run: started.run });
+    expect(second.admin.events()).toHaveLength(2);
+  } finally {
+    await second.stop();
+  }
+});
+
 test('npm run emulators -- --data-dir keeps each emulator in its own directory', async () => {
   const dataDir = join(dir, 'cli');
   const run = await startCli(dataDir);
@@ -235,7 +281,7 @@ test('npm run emulators -- --data-dir keeps each emulator in its own directory',
   const exited = new Promise((r) => run.child.once('exit', r));
   run.child.kill('SIGTERM');
   await exited;
-  expect(readdirSync(dataDir).sort()).toEqual(['bigquery', 'gcs', 'spanner', 'tasks']);
+  expect(readdirSync(dataDir).sort()).toEqual(['bigquery', 'gcs', 'lineage', 'spanner', 'tasks']);
   const again = await startCli(dataDir);
   try {
     const got = await fetch(`${again.addresses.gcs?.http}/storage/v1/b/cli-bucket`);

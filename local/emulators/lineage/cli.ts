@@ -1,4 +1,4 @@
-/** `npm run emulator -- lineage [--port 9040] [--admin-port 9041]`. */
+/** `npm run emulator -- lineage [--port 9040] [--admin-port 9041] [--data-dir dir]`. */
 import { type EmulatorCli, intFlag } from '../cli';
 import { startLineageEmulator } from './emulator';
 
@@ -8,6 +8,7 @@ export const cli: EmulatorCli = {
     const emulator = await startLineageEmulator({
       port: intFlag(options['port'], 0),
       adminPort: intFlag(options['adminPort'], 0),
+      ...(typeof options['dataDir'] === 'string' ? { dataDir: options['dataDir'] } : {}),
     });
     return {
       addresses: { grpc: emulator.address, admin: emulator.adminUrl ?? '' },

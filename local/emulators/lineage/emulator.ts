@@ -8,6 +8,7 @@ import { credentials } from '@grpc/grpc-js';
 import type { Json } from '../../../shared/domain/lineage/struct';
 import { type AdminServer, startAdminServer } from '../common/admin-http';
 import { type ActiveFault, FaultInjector, type FaultRule, sleep } from '../common/faults';
+import { LineagePersistence } from './persist';
 import { startLineageGrpc } from './server';
 import { LineageState, type ReceivedEvent } from './state';
 
@@ -17,6 +18,8 @@ export interface LineageEmulatorOptions {
   port?: number;
   /** Admin HTTP endpoint port (0 picks one); `false` (default) starts none. */
   adminPort?: number | false;
+  /** Keep processes, runs and events in this directory across restarts (absent: in memory). */
+  dataDir?: string;
 }
 
 /** One column-level edge received: `source` and `target` as `<fully qualified name>.<column>`. */
@@ -77,6 +80,8 @@ async function waitFor(predicate: () => boolean, timeoutMs = 10_000): Promise<vo
 /** Starts the emulator on loopback. */
 export async function startLineageEmulator(options: LineageEmulatorOptions = {}): Promise<LineageEmulator> {
   const state = new LineageState();
+  const persistence = options.dataDir ? new LineagePersistence(options.dataDir, state) : undefined;
+  persistence?.load();
   const faults = new FaultInjector();
   const admin: LineageAdmin = {
     fail: (rule) => faults.add(rule),
@@ -112,6 +117,7 @@ export async function startLineageEmulator(options: LineageEmulatorOptions = {})
     stop: async () => {
       await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
       await Promise.all([grpc.stop(), adminServer?.stop()]);
+      persistence?.close();
     },
   };
 }

@@ -134,8 +134,17 @@ export function linksOf(event: { [key: string]: Json }): StoredLink[] {
   return links;
 }
 
+/** A `ProcessOpenLineageRunEvent` call the emulator accepted, as `--data-dir` journals it. */
+export interface AcceptedCall {
+  parent: string;
+  struct: Struct;
+  requestId: string | undefined;
+}
+
 /** Processes, runs, events and links, in insertion order. */
 export class LineageState {
+  /** Called with each newly accepted call before it is answered (persistence). */
+  onAccepted: ((call: AcceptedCall) => void) | undefined;
   readonly processes = new Map<string, StoredProcess>();
   readonly runs = new Map<string, StoredRun>();
   readonly events: StoredEvent[] = [];
@@ -160,6 +169,7 @@ export class LineageState {
     const runId = str(run.runId);
     if (!runId || !UUID.test(runId)) throw invalid('open_lineage.run.runId: must be a UUID');
     if (!str(event.producer)) throw invalid('open_lineage.producer: is required');
+    this.onAccepted?.({ parent, struct, requestId });
     const process = this.upsertProcess(parent, namespace, jobName);
     const storedRun = this.upsertRun(process.name, runId, eventType, at);
     const links = linksOf(event);

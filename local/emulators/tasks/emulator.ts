@@ -68,6 +68,12 @@ export interface TasksAdmin {
   inFlight(queue?: string): TaskRecord[];
   /** Task names still reserved against re-creation. */
   reservedNames(): string[];
+  /**
+   * Points every live HTTP task whose URL starts with `from` at `to` instead (same path and query), e.g. a
+   * restored `--data-dir` whose target moved to another port; a task waiting to retry is due at once.
+   * Returns how many tasks were changed.
+   */
+  retarget(from: string, to: string): number;
   /** Resolves once no task is queued or in flight (rejects after `timeoutMs`). */
   idle(timeoutMs?: number): Promise<void>;
   /** Resolves once `predicate` holds (polled every 10 ms; rejects after `timeoutMs`). */
@@ -128,6 +134,22 @@ function adminHandle(state: TasksState, dispatcher: Dispatcher, faults: FaultInj
     queued: (queue) => all(queue).filter((t) => t.outcome === 'queued'),
     inFlight: (queue) => all(queue).filter((t) => t.outcome === 'in-flight'),
     reservedNames: () => state.reservedNames(nowMs()),
+    retarget: (from, to) => {
+      let changed = 0;
+      for (const q of state.queues.values())
+        for (const t of q.tasks.values()) {
+          if (!from || !t.http.url.startsWith(from)) continue;
+          t.http.url = `${to}${t.http.url.slice(from.length)}`;
+          if (t.outcome === 'queued' && t.dispatchCount > 0)
+            t.scheduleTimeMs = Math.min(t.scheduleTimeMs, nowMs());
+          changed++;
+        }
+      if (changed) {
+        state.changed();
+        dispatcher.poke();
+      }
+      return changed;
+    },
     idle: (timeoutMs) =>
       waitFor(
         () => [...state.queues.values()].every((q) => q.tasks.size === 0 || q.config.paused),
