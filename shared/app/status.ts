@@ -42,8 +42,21 @@ export interface PipelineStatus {
   listCalls: number;
   /** Every source table the stream watches (and any dropped one): where it goes, its columns, its state. */
   tables: TableStatus[];
+  /**
+   * Leases found past their expiry at this tick (ADR-1511): the holder died or stalled, and the tick enqueued
+   * a takeover. Empty in a healthy pipeline; an entry stays until another reader takes the partition over.
+   */
+  stalled?: StalledLease[];
   /** Watermark lag at each of the last ticks, oldest first: at most {@link LAG_HISTORY} (the console's chart). */
   lagHistory?: LagSample[];
+}
+
+/** A lease past its expiry: which partition, which reader held it, since when it may be taken over. */
+export interface StalledLease {
+  partition: string;
+  holder: string;
+  leaseExpiredAt: string;
+  secondsPastLease: number;
 }
 
 /** One tick's watermark lag. */
@@ -119,7 +132,23 @@ export function buildStatus(args: {
     ...(args.deadLetters ? { deadLetters: args.deadLetters } : {}),
     listCalls: args.listCalls,
     tables: args.tables ?? [],
+    stalled: stalledLeases(args.views, plan, now),
   };
+}
+
+/** The leases the tick plan found expired, oldest expiry first. */
+function stalledLeases(views: readonly PartitionView[], plan: TickPlan, now: Timestamp): StalledLease[] {
+  const expired = new Set(plan.expired);
+  return views
+    .filter((v) => expired.has(v.id) && v.lease !== null)
+    .map((v) => ({ id: v.id, lease: v.lease! }))
+    .sort((a, b) => (a.lease.expiresAt < b.lease.expiresAt ? -1 : 1))
+    .map(({ id, lease }) => ({
+      partition: id,
+      holder: lease.holder,
+      leaseExpiredAt: formatTimestamp(lease.expiresAt),
+      secondsPastLease: Math.round(diffMillis(now, lease.expiresAt) / 100) / 10,
+    }));
 }
 
 /** A partition's recorded error as the status shows it. */

@@ -101,9 +101,20 @@ describe('reader', () => {
     const report = await h.tick();
     // Only the partition holding the written keys was stuck; its expired lease is taken over by a new task.
     expect(report.status!.partitions.leased).toBe(1);
+    // The status names the stalled lease: partition, holder, since when it may be taken over.
+    expect(report.status!.stalled).toEqual([
+      {
+        partition: expect.any(String),
+        holder: expect.stringMatching(/^reader/),
+        leaseExpiredAt: expect.any(String),
+        secondsPastLease: expect.any(Number),
+      },
+    ]);
+    expect(report.status!.stalled![0]!.secondsPastLease).toBeGreaterThan(0);
     expect(h.queue.pending.filter((t) => !firstIds.includes(t.id)).length).toBeGreaterThanOrEqual(1);
     await settle(h);
     replicaMatches(h);
+    expect((await h.tick()).status!.stalled).toEqual([]);
   });
 
   it('a reader killed after the sinks acknowledged but before its ledger write loses nothing and writes nothing twice', async () => {

@@ -12,6 +12,7 @@ import { fromNanos, maxTimestamp } from '../../../shared/domain/timestamp';
 export interface Status {
   partitions: { failed: number; total: number };
   lastErrors: Array<{ partition?: string; kind: string; message: string; state?: string; failures?: number }>;
+  stalled?: Array<{ partition: string; holder: string; leaseExpiredAt: string; secondsPastLease: number }>;
 }
 
 /** `GET /status` on the backfill function. */
