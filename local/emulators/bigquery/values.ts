@@ -54,6 +54,9 @@ function scalar(value: unknown, field: Field): Value {
       break;
     case 'DATE':
       return dateValue(value, field.name);
+    case 'DATETIME':
+      if (text !== undefined) return datetimeValue(text, field.name);
+      break;
     case 'NUMERIC':
     case 'BIGNUMERIC':
       if (text !== undefined && NUMERIC.test(text)) return text;
@@ -108,11 +111,41 @@ function rangeValue(value: Record<string, unknown>, field: Field): Row {
 }
 
 function dateValue(value: unknown, name: string): string {
-  if (typeof value === 'number' && Number.isInteger(value) && value >= -719162 && value <= 2932896) {
-    return new Date(value * 86_400_000).toISOString().slice(0, 10);
+  // Days since the epoch, as an int32 or (a proto declaring the column int64) an int64 decoded as text.
+  const days = typeof value === 'string' && INT.test(value) ? Number(value) : value;
+  if (typeof days === 'number' && Number.isInteger(days) && days >= -719162 && days <= 2932896) {
+    return new Date(days * 86_400_000).toISOString().slice(0, 10);
   }
   if (typeof value === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(value)) return value;
   throw new ValueError(`Invalid DATE value for field ${name}: ${String(value)}`);
+}
+
+const DATETIME = /^(\d{4}-\d{2}-\d{2})(?:[Tt ](\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?))?$/;
+
+/**
+ * A DATETIME in the form the service returns it (`2019-02-17T11:24:00`, the fraction without trailing
+ * zeros): the Storage Write API takes a space or a `T` and an optional time; anything else is a row error.
+ */
+function datetimeValue(text: string, name: string): string {
+  const m = DATETIME.exec(text);
+  const day = m?.[1];
+  if (!m || !day || !validDay(day) || !validClock(m[2]))
+    throw new ValueError(`Invalid DATETIME value for field ${name}: ${text}`);
+  // The service drops trailing zeros of the fraction (`.000` comes back as none).
+  const [hms = '00:00:00', fraction = ''] = (m[2] ?? '00:00:00').split('.');
+  const digits = fraction.replace(/0+$/, '');
+  return `${day}T${hms}${digits ? `.${digits}` : ''}`;
+}
+
+function validDay(day: string): boolean {
+  const ms = Date.parse(`${day}T00:00:00Z`);
+  return !Number.isNaN(ms) && new Date(ms).toISOString().slice(0, 10) === day;
+}
+
+function validClock(clock: string | undefined): boolean {
+  if (clock === undefined) return true;
+  const [h, min, sec] = clock.split(':').map((x) => Number.parseFloat(x));
+  return (h ?? 99) < 24 && (min ?? 99) < 60 && (sec ?? 99) < 60;
 }
 
 function validJson(text: string, name: string): string {

@@ -152,6 +152,45 @@ test('RANGE columns: written as {start, end}, read as [start, end)', async () =>
   writer.close();
 });
 
+test("DATETIME comes back in the service's form, a DATE may be sent as int64 days, bad values are row errors", async () => {
+  const fields = [
+    { name: 'n', type: 'INTEGER', mode: 'REQUIRED' },
+    { name: 'day', type: 'DATE' },
+    { name: 'local', type: 'DATETIME' },
+  ];
+  const parent = await table('civil', fields);
+  // A proto that declares the DATE column int64 (as the client's sample stubs do) sends days as an int64.
+  const protoDescriptor = descriptor(fields);
+  const day = protoDescriptor.field?.find((f) => f.name === 'day');
+  if (day) day.type = 3; // TYPE_INT64
+  const connection = await client.createStreamConnection({
+    streamType: PendingStream,
+    destinationTable: parent,
+  });
+  const writer = new JSONWriter({ connection, protoDescriptor });
+  const good: Array<Record<string, number | string>> = [
+    { n: 1, day: 17934, local: '2019-02-17 11:24:00.000' },
+    { n: 2, local: '2019-02-17T11:24:00.500' },
+    { n: 3, local: '2019-02-17' },
+  ];
+  expect((await writer.appendRows(good, 0).getResult()).error).toBeFalsy();
+  const bad = await writer.appendRows([{ n: 4, local: '2019-02-30 10:00:00' }], 3).getResult();
+  expect(bad.rowErrors?.[0]?.message).toMatch(/Invalid DATETIME value for field local: 2019-02-30 10:00:00/);
+  await connection.finalize();
+  await client.batchCommitWriteStream({ parent, writeStreams: [connection.getStreamId()] });
+  const [raw] = await bigQueryCalls(emu, [{ op: 'tabledata', dataset: DS, table: 'civil', qs: {} }]);
+  const cells = ok<{ rows: Array<{ f: Array<{ v: string | null }> }> }>(raw).rows.map((r) => [
+    r.f[1]?.v,
+    r.f[2]?.v,
+  ]);
+  expect(cells).toEqual([
+    ['2019-02-07', '2019-02-17T11:24:00'],
+    [null, '2019-02-17T11:24:00.5'],
+    [null, '2019-02-17T00:00:00'],
+  ]);
+  writer.close();
+});
+
 test('schemas come back as given, and an extra writer field is the StorageError the client compares', async () => {
   const fields = [
     { name: 'customer_name', type: 'STRING', mode: 'REQUIRED' },

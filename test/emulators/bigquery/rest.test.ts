@@ -38,7 +38,8 @@ const READ_BACK = {
   payload: { type: 'Buffer', data: [...Buffer.from('hi there')] },
   day: { value: '2023-01-01' },
   clock: { value: '12:34:56.789' },
-  local: { value: '2023-01-01 12:00:00.5' },
+  // Written with a space, returned with a `T`, as the service answers (its own write-client samples expect it).
+  local: { value: '2023-01-01T12:00:00.5' },
   amount: '1234.56',
   big: '12345678901234567890.123',
   place: { value: 'POINT(1 2)' },
