@@ -7,6 +7,7 @@ import type { DataChangeRecord } from './change-record';
 import { DecodeError } from './client-values';
 import { type ErrorKind, isFatal, SluiceError } from './errors';
 import type { FailedRecord } from './ledger/entry';
+import { UnrepresentableError } from './record-errors';
 import { formatTimestamp } from './timestamp';
 
 /** `SLUICE_ON_BAD_RECORD`: stop the partition (default) or set the record aside and go on. */
@@ -41,11 +42,16 @@ export function recordKey(record: DataChangeRecord): string {
 }
 
 /**
- * The column a failure names: a {@link DecodeError} path `Table.Column` (or `Table.Column[...]`) of the
- * record's table. Undefined when it names none.
+ * The column a failure names: a {@link DecodeError} path or an {@link UnrepresentableError} value's place,
+ * `Table.Column` (or `Table.Column[...]`) of the record's table. Undefined when it names none.
  */
 export function failedColumn(err: unknown, table: string): string | undefined {
-  const path = err instanceof DecodeError ? err.path : undefined;
+  const path =
+    err instanceof DecodeError
+      ? err.path
+      : err instanceof UnrepresentableError && err.reason === 'value'
+        ? err.where
+        : undefined;
   if (!path?.startsWith(`${table}.`)) return undefined;
   const column = /^[^.[\s]+/.exec(path.slice(table.length + 1))?.[0];
   return column && column.length > 0 ? column : undefined;

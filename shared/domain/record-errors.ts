@@ -11,6 +11,7 @@ export type Unrepresentable = 'value' | 'row-too-large';
 
 /** A value (or row) of a source table that its BigQuery destination cannot hold. */
 export class UnrepresentableError extends SluiceError {
+  override readonly name: string = 'UnrepresentableError';
   readonly reason: Unrepresentable;
   /** `Table.Column` of the value (or the table, for a row). */
   readonly where: string;
