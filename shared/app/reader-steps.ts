@@ -15,10 +15,12 @@ import {
 } from '../domain/ledger';
 import { addMillis, formatTimestamp, type Timestamp } from '../domain/timestamp';
 import type { ChangeSource } from '../ports/change-source';
+import type { DimensionReader } from '../ports/dimension-reader';
 import type { HistorySink, ReplicaSink } from '../ports/sinks';
 import type { SpannerCatalog } from '../ports/spanner-catalog';
 import type { TaskQueue } from '../ports/task-queue';
 import type { DeadLetterStore } from './dead-letters';
+import type { EnrichmentCounters } from './enrichment/counters';
 import type { LedgerStore } from './ledger-store';
 import { enqueueReaderTask, type ReaderTask } from './reader-task';
 import { type AppSettings, epochMillis, type Runtime } from './settings';
@@ -34,6 +36,10 @@ export interface ReaderPorts {
   history: HistorySink;
   /** Where records the replica cannot take go under `SLUICE_ON_BAD_RECORD=dead-letter`. */
   deadLetters: DeadLetterStore;
+  /** Point reads of dimension tables, for the tables' lookups (docs/enrichment.md). */
+  dimensions?: DimensionReader | undefined;
+  /** Where this instance publishes its lookups' counters for the status. */
+  enrichmentCounters?: EnrichmentCounters | undefined;
 }
 
 /** What every step of a reader task needs: the ports, the settings and the clock. */

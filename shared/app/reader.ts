@@ -9,6 +9,7 @@ import { type PartitionEntry, type Window, windowId } from '../domain/ledger';
 import type { Logger } from '../domain/log';
 import { addMillis, formatTimestamp, type Timestamp } from '../domain/timestamp';
 import type { ChangeSource } from '../ports/change-source';
+import { Enrichments } from './enrichment/apply';
 import { newWriterToken } from './ledger-store';
 import { endPartition } from './partition-end';
 import { noop, recordTaskFailure, type TaskOutcome } from './reader-failure';
@@ -35,6 +36,8 @@ export type { ReaderPorts, TaskOutcome };
 export class Reader {
   /** The tables this instance replicates and their plans (shared by every window of the instance). */
   readonly tables: TableRegistry;
+  /** The lookups' enrichers of this instance (their caches and counters). */
+  readonly enrichments: Enrichments;
   private readonly guard: StreamGuard;
   /** The ports, settings and clock, as the reader's steps take them. */
   private readonly scope: ReaderScope;
@@ -46,6 +49,7 @@ export class Reader {
   ) {
     this.scope = { ports, settings, runtime };
     this.tables = new TableRegistry(ports, settings.config, runtime.log);
+    this.enrichments = Enrichments.over(ports);
     this.guard = new StreamGuard(ports.catalog, ports.ledger, settings.config, runtime);
   }
 
@@ -132,7 +136,7 @@ export class Reader {
     const ctx = {
       ledger,
       source,
-      sinks: { replica, history, catalog, tables: this.tables },
+      sinks: { replica, history, catalog, tables: this.tables, enrichments: this.enrichments },
       deadLetters: this.ports.deadLetters,
       config,
       runtime: this.runtime,

@@ -26,6 +26,7 @@ import {
 } from '../domain/replica-rows';
 import type { ValueIssue } from '../domain/value-mapping';
 import type { ReplicaSink } from '../ports/sinks';
+import type { EnrichedMods } from './enrichment/apply';
 import { type ReplicaPorts, resolveChanges } from './sink-writer';
 import type { ReplicatedTable } from './table-registry';
 
@@ -234,8 +235,30 @@ function optionsOf(table: ReplicatedTable): ReplicaOptions {
 }
 
 /**
+ * The upserts with the enriched columns of the key's last mod at their commit timestamp (records are in
+ * canonical order, so a later mod overwrites): a replica row's enriched columns are as of its last change.
+ * A DELETE carries the key alone.
+ */
+function withEnriched(rows: Row[], records: DataChangeRecord[], enriched: EnrichedMods | undefined): Row[] {
+  if (!enriched || enriched.size === 0) return rows;
+  const byChange = new Map<string, Record<string, unknown>>();
+  for (const r of records)
+    r.mods.forEach((mod, i) => {
+      const columns = enriched.get(r)?.[i];
+      if (columns) byChange.set(`${r.commitTimestamp}\u0000${keyText(mod.keys)}`, columns);
+    });
+  return rows.map((row) => {
+    if (row.kind !== 'upsert') return row;
+    const columns = byChange.get(`${row.commitTimestamp}\u0000${keyText(row.key)}`);
+    return columns ? { ...row, row: { ...row.row, ...columns } as Row['row'] } : row;
+  });
+}
+
+/**
  * Writes `records` (one source table's, of whole commit timestamps, its plan already following their
- * columns) to its replica under `policy`.
+ * columns) to its replica under `policy`, upserts carrying the enriched columns of `enriched`.
+ * @throws SluiceError (`permanent`) when the table has lookups and `enriched` lacks a record (nothing would
+ *   write its enriched columns: BigQuery's UPSERT would set them NULL).
  */
 export async function writeReplicaTable(
   ports: ReplicaPorts,
@@ -243,16 +266,23 @@ export async function writeReplicaTable(
   records: DataChangeRecord[],
   policy: BadRecordPolicy,
   log: Logger,
+  enriched?: EnrichedMods,
 ): Promise<ReplicaTableOutcome> {
   const destination = table.targets.replica;
   if (!destination) return { rows: 0, rejected: [] };
+  if (table.lookups.length > 0 && records.some((r) => !enriched?.has(r)))
+    throw new SluiceError(
+      'permanent',
+      `the replica rows of ${table.source} were not enriched by its lookups`,
+    );
   const options = optionsOf(table);
   const unplanned = planError(records, options) === undefined ? [] : isolatePlanning(records, options);
   enforce(policy, unplanned);
   const planned = new Set(unplanned.map((r) => r.record));
   const candidates = planned.size === 0 ? records : records.filter((r) => !planned.has(r));
   const resolved = await resolveRecords(ports, table, candidates, policy);
-  const written = await writeRows(ports.replica, destination, resolved.rows, resolved.good, policy);
+  const rows = withEnriched(resolved.rows, resolved.good, enriched);
+  const written = await writeRows(ports.replica, destination, rows, resolved.good, policy);
   if (resolved.issues.length > 0)
     log.warn('replica.value-issues', {
       table: table.source,

@@ -28,6 +28,7 @@ import { formatTimestamp, type Timestamp } from '../domain/timestamp';
 import { toWriterValue, type ValueIssue, type WriterValue } from '../domain/value-mapping';
 import type { HistorySink, ReplicaSink } from '../ports/sinks';
 import type { SpannerCatalog } from '../ports/spanner-catalog';
+import type { EnrichedMods, Enrichments } from './enrichment/apply';
 import { writeReplicaTable } from './replica-table';
 import type { ReplicatedTable, TableRegistry } from './table-registry';
 
@@ -37,10 +38,30 @@ export interface SinkPorts {
   history: HistorySink;
   catalog: SpannerCatalog;
   tables: TableRegistry;
+  /** Applies the tables' lookups (absent: a table with lookups cannot be written, loudly). */
+  enrichments?: Enrichments;
 }
 
 /** The ports the replica path uses. */
 export type ReplicaPorts = Pick<SinkPorts, 'replica' | 'catalog' | 'tables'>;
+
+/**
+ * The enriched columns of a batch (every record of each of its commit timestamps): one call of the
+ * enrichments per source table with lookups, over all its mods, after its plan follows the records.
+ */
+export async function enrichBatch(ports: SinkPorts, records: DataChangeRecord[]): Promise<EnrichedMods> {
+  const out: EnrichedMods = new Map();
+  for (const [name, recs] of byTable(records)) {
+    const first = await ports.tables.table(name, (recs[0] as DataChangeRecord).commitTimestamp);
+    if (!first || first.lookups.length === 0) continue;
+    const table = await followSchema(ports.tables, first, recs);
+    if (table.lookups.length === 0) continue;
+    if (!ports.enrichments)
+      throw new SluiceError('permanent', `table ${name} has lookups but this function cannot apply them`);
+    for (const [record, columns] of await ports.enrichments.forRecords(table, recs)) out.set(record, columns);
+  }
+  return out;
+}
 
 /** Brings the table's plan up to every record's columns, re-planning at each drifting record's timestamp. */
 export async function followSchema(
@@ -158,6 +179,7 @@ export async function writeReplica(
   records: DataChangeRecord[],
   policy: BadRecordPolicy,
   log: Logger,
+  enriched?: EnrichedMods,
 ): Promise<{ rows: number; rejected: RejectedRecord[] }> {
   let written = 0;
   const rejected: RejectedRecord[] = [];
@@ -166,7 +188,7 @@ export async function writeReplica(
     // Not replicated (logged once per instance by the registry, listed in the status by the scheduler).
     if (!first?.targets.replica) continue;
     const table = await followSchema(ports.tables, first, recs);
-    const out = await writeReplicaTable(ports, table, recs, policy, log);
+    const out = await writeReplicaTable(ports, table, recs, policy, log, enriched);
     written += out.rows;
     rejected.push(...out.rejected);
   }
@@ -181,11 +203,16 @@ export async function writeReplica(
 export async function historyBatches(
   tables: TableRegistry,
   records: DataChangeRecord[],
+  enriched?: EnrichedMods,
 ): Promise<Map<string, HistoryRow[]>> {
   const destinations = new Map<string, string | undefined>();
   for (const [name, recs] of byTable(records)) {
     const table = await tables.table(name, (recs[0] as DataChangeRecord).commitTimestamp);
     destinations.set(name, table?.targets.history);
   }
-  return historyRowsByDestination(records, (table) => destinations.get(table));
+  return historyRowsByDestination(
+    records,
+    (table) => destinations.get(table),
+    enriched ? (record) => enriched.get(record) : undefined,
+  );
 }

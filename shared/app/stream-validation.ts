@@ -14,10 +14,12 @@ import {
   type ChangeStreamOptions,
   type ChangeStreamScope,
   TableNotFoundError,
+  type TableSchema,
 } from '../domain/information-schema';
 import type { Logger } from '../domain/log';
 import { hidingOptions } from '../domain/stream-options';
 import type { SpannerCatalog } from '../ports/spanner-catalog';
+import { resolveTableLookups } from './enrichment/resolve';
 import { watchedColumns } from './table-registry';
 
 /** What validation learned: the scope to log and the options (retention) the scheduler keeps. */
@@ -29,14 +31,24 @@ export interface ValidatedStream {
   watched: Map<string, 'all' | string[]>;
 }
 
-/** True when the database has the table; other failures (transient ones) are thrown. */
-async function tableExists(catalog: SpannerCatalog, table: string): Promise<boolean> {
+/** The table's schema, or undefined when the database lacks it; other failures (transient ones) are thrown. */
+async function existingSchema(catalog: SpannerCatalog, table: string): Promise<TableSchema | undefined> {
   try {
-    await catalog.tableSchema(table);
-    return true;
+    return await catalog.tableSchema(table);
   } catch (err) {
-    if (err instanceof TableNotFoundError) return false;
+    if (err instanceof TableNotFoundError) return undefined;
     throw err;
+  }
+}
+
+/** The problems of a table's lookups (docs/enrichment.md), one line each; none when they resolve. */
+async function lookupProblems(catalog: SpannerCatalog, fact: TableSchema, config: PipelineConfig) {
+  try {
+    await resolveTableLookups(catalog, fact, config.tables[fact.name]?.lookups ?? []);
+    return [];
+  } catch (err) {
+    if (!(err instanceof SluiceError) || err.kind !== 'permanent') throw err;
+    return [err.message];
   }
 }
 
@@ -63,10 +75,12 @@ export async function validateStream(
         `table ${table} is not watched by ${stream}: add it to the stream or remove it from SLUICE_TABLES`,
       );
     else watched.set(table, columns);
-    if (!(await tableExists(catalog, table)))
+    const schema = await existingSchema(catalog, table);
+    if (!schema)
       problems.push(
         `table ${table} does not exist in database ${config.spanner.database}: create it, or remove it from SLUICE_TABLES`,
       );
+    else problems.push(...(await lookupProblems(catalog, schema, config)));
   }
   if (options.partitionMode === 'MUTABLE_KEY_RANGE') {
     problems.push(

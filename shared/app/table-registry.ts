@@ -7,6 +7,7 @@
  * tables gain the new columns (reconnecting the writer) before the first row that has them.
  */
 import type { PipelineConfig } from '../domain/config';
+import type { ResolvedLookup } from '../domain/enrichment/lookups';
 import { SluiceError } from '../domain/errors';
 import type { ChangeStreamScope, TableColumn, TableSchema } from '../domain/information-schema';
 import type { Logger } from '../domain/log';
@@ -16,6 +17,7 @@ import { formatTimestamp, type Timestamp } from '../domain/timestamp';
 import { decideSpannerTypeChange, incompatibleTypeError } from '../domain/type-changes';
 import type { HistorySink, ReplicaSink } from '../ports/sinks';
 import type { SpannerCatalog } from '../ports/spanner-catalog';
+import { resolveTableLookups, withEnrichedColumns } from './enrichment/resolve';
 
 /** The ports the registry uses. */
 export interface RegistryPorts {
@@ -29,6 +31,8 @@ export interface ReplicatedTable {
   source: string;
   targets: TableTargets;
   plan: ReplicaPlan;
+  /** The table's lookups, resolved against the schemas when it was planned (empty: no enrichment). */
+  lookups: ResolvedLookup[];
 }
 
 /** The watched columns of a table under a stream scope; undefined when the stream does not watch it. */
@@ -142,7 +146,7 @@ export class TableRegistry {
       return null;
     }
     const [schema, watched] = await Promise.all([this.schemaAt(source, at), this.watched(source, false)]);
-    return this.ensure(source, targets, planReplica(schema, watched));
+    return this.ensure(source, targets, planReplica(schema, watched), at);
   }
 
   private async replan(
@@ -159,7 +163,7 @@ export class TableRegistry {
     ]);
     const plan = planReplica(withRecordColumns(schema, drift), watched);
     for (const d of drift) if (d.kind === 'type-changed') this.checkTypeChange(source, targets, plan, d);
-    const table = await this.ensure(source, targets, plan);
+    const table = await this.ensure(source, targets, plan, at);
     this.log.notice('table.schema-changed', {
       table: source,
       at: formatTimestamp(at),
@@ -191,10 +195,23 @@ export class TableRegistry {
     });
   }
 
-  private async ensure(source: string, targets: TableTargets, plan: ReplicaPlan): Promise<ReplicatedTable> {
-    if (targets.replica) await this.ports.replica.ensureTable(targets.replica, plan.schema, plan.watched);
-    if (targets.history) await this.ports.history.ensureTable(targets.history);
-    return { source, targets, plan };
+  /**
+   * Creates or evolves the table's BigQuery tables, with the enriched columns of its lookups — resolved again
+   * at every (re)plan, so a fact or dimension column that changed is checked before a row is written.
+   * @throws SluiceError (`permanent`) naming the table, the lookup and the field when a lookup cannot resolve.
+   */
+  private async ensure(
+    source: string,
+    targets: TableTargets,
+    plan: ReplicaPlan,
+    at?: Timestamp,
+  ): Promise<ReplicatedTable> {
+    const lookups = await resolveTableLookups(this.ports.catalog, plan.schema, targets.lookups ?? [], at);
+    const enriched = withEnrichedColumns(plan, lookups);
+    if (targets.replica)
+      await this.ports.replica.ensureTable(targets.replica, enriched.schema, enriched.watched);
+    if (targets.history) await this.ports.history.ensureTable(targets.history, enriched.fields);
+    return { source, targets, plan, lookups };
   }
 
   private async schemaAt(source: string, at: Timestamp, fresh = false): Promise<TableSchema> {

@@ -35,7 +35,7 @@ import { StreamUnusableError } from './history-append';
 import { HistoryStreams } from './history-streams';
 import type { LedgerStore } from './ledger-store';
 import type { Runtime } from './settings';
-import { historyBatches, type SinkPorts, writeReplica } from './sink-writer';
+import { enrichBatch, historyBatches, type SinkPorts, writeReplica } from './sink-writer';
 
 /** Flush early when this many records are buffered, whatever the interval. */
 const MAX_BUFFERED_RECORDS = 5_000;
@@ -142,9 +142,11 @@ class WindowRun {
    */
   private async write(records: DataChangeRecord[]): Promise<void> {
     const { ctx, streams } = this;
-    const history = await historyBatches(ctx.sinks.tables, records);
+    // Once per batch: as-of-commit lookups read each dimension once per commit timestamp.
+    const enriched = await enrichBatch(ctx.sinks, records);
+    const history = await historyBatches(ctx.sinks.tables, records, enriched);
     if (await streams.prepare(history.keys())) await this.checkpoint(streams.current);
-    const replica = await writeReplica(ctx.sinks, records, ctx.config.onBadRecord, ctx.runtime.log);
+    const replica = await writeReplica(ctx.sinks, records, ctx.config.onBadRecord, ctx.runtime.log, enriched);
     this.rows += replica.rows;
     // Set aside before the boundary can move past them; their history rows are written like every other's.
     if (replica.rejected.length > 0) await this.setAside(replica.rejected);

@@ -6,6 +6,7 @@
 import type { BigQueryField } from './bigquery-schema';
 import type { DataChangeRecord } from './change-record';
 import { formatTimestamp, toBigQueryMicros } from './timestamp';
+import type { WriterValue } from './value-mapping';
 
 /** One history row in the JSON writer's form (TIMESTAMP in microseconds, INT64 as decimal strings). */
 export interface HistoryRow {
@@ -76,12 +77,13 @@ export function canonicalOrder(records: readonly DataChangeRecord[]): DataChange
 export function historyRowsByDestination(
   records: readonly DataChangeRecord[],
   destinationOf: (sourceTable: string) => string | undefined,
+  enrichedOf?: (record: DataChangeRecord) => ReadonlyArray<Record<string, WriterValue>> | undefined,
 ): Map<string, HistoryRow[]> {
   const out = new Map<string, HistoryRow[]>();
   for (const record of records) {
     const destination = destinationOf(record.tableName);
     if (destination === undefined) continue;
-    const rows = historyRows(record);
+    const rows = historyRows(record, enrichedOf?.(record));
     const list = out.get(destination);
     if (list) for (const row of rows) list.push(row);
     else out.set(destination, rows);
@@ -89,8 +91,14 @@ export function historyRowsByDestination(
   return out;
 }
 
-/** The history rows of one record, one per mod, in mod order. */
-export function historyRows(record: DataChangeRecord): HistoryRow[] {
+/**
+ * The history rows of one record, one per mod, in mod order; `enriched` (one entry per mod) adds the
+ * columns the source table's lookups bring.
+ */
+export function historyRows(
+  record: DataChangeRecord,
+  enriched?: ReadonlyArray<Record<string, WriterValue>>,
+): HistoryRow[] {
   // Everything but the mod's own values is the record's: computed once, not per mod.
   const recordSequence = BigInt(record.recordSequence).toString();
   const commitMicros = toBigQueryMicros(record.commitTimestamp).toString();
@@ -116,6 +124,7 @@ export function historyRows(record: DataChangeRecord): HistoryRow[] {
     value_capture_type: record.valueCaptureType,
     is_system_transaction: record.isSystemTransaction,
     is_last_record_in_transaction_in_partition: record.isLastRecordInTransactionInPartition,
+    ...enriched?.[modIndex],
   }));
 }
 

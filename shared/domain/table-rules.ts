@@ -8,11 +8,14 @@
  * replaced by `_`. `true` takes the default template: `{table}` for replicas, `{table}_history` for history.
  */
 import { z } from 'zod';
+import { type LookupConfig, lookupsSchema } from './enrichment/lookups';
 
 /** The destinations of one source table. */
 export interface TableTargets {
   replica?: string;
   history?: string;
+  /** Enrichment by primary-key lookups of dimension tables (docs/enrichment.md); explicit entries only. */
+  lookups?: LookupConfig[];
 }
 
 /** The all-tables rule: destination templates (each containing `{table}`). */
@@ -37,7 +40,11 @@ const destination = z
 
 /** One explicit entry: a replica table, a history table, or both. */
 export const tableTargetsSchema = z
-  .strictObject({ replica: destination.optional(), history: destination.optional() })
+  .strictObject({
+    replica: destination.optional(),
+    history: destination.optional(),
+    lookups: lookupsSchema.optional(),
+  })
   .refine((t) => t.replica !== undefined || t.history !== undefined, {
     message: 'must name a replica table, a history table, or both',
   });

@@ -3,6 +3,7 @@
  * one row per mod, on write streams with offsets: ADR-1601), plus the completeness table. A write resolves
  * only once BigQuery acknowledged every row — the ledger's position moves only after that.
  */
+import type { BigQueryField } from '../domain/bigquery-schema';
 import type { HistoryRow } from '../domain/history-rows';
 import type { TableSchema } from '../domain/information-schema';
 import type { ReplicaDelete, ReplicaUpsert } from '../domain/replica-rows';
@@ -56,8 +57,12 @@ export type OffsetAppendResult =
  * by the application, which records their names and offsets in the ledger.
  */
 export interface HistorySink {
-  /** Creates the table (partitioned by commit timestamp, clustered) when missing; adds missing columns. */
-  ensureTable(destination: string): Promise<void>;
+  /**
+   * Creates the table (partitioned by commit timestamp, clustered) when missing; adds missing columns: the
+   * history columns, and `enriched` (the columns a source table's lookups bring, NULLABLE). Columns are
+   * never dropped, so one source table's call leaves another's enriched columns in place.
+   */
+  ensureTable(destination: string, enriched?: readonly BigQueryField[]): Promise<void>;
   /** Fingerprint of the table's current schema; a stream created with another one is to be replaced. */
   tableSchema(destination: string): Promise<string>;
   /**

@@ -6,6 +6,7 @@ import { BigQueryCompletenessSink } from '../adapters/bigquery/completeness-sink
 import { BigQueryHistorySink } from '../adapters/bigquery/history-sink';
 import { BigQueryReplicaSink } from '../adapters/bigquery/replica-sink';
 import { SpannerCatalogReader } from '../adapters/spanner/catalog';
+import { SpannerDimensionReader } from '../adapters/spanner/dimension-reader';
 import { SpannerSnapshotSource } from '../adapters/spanner/snapshot-source';
 import type { PipelineConfig } from '../domain/config';
 import type { Logger } from '../domain/log';
@@ -19,6 +20,8 @@ export interface SpannerAndBigQueryAdapters {
   replica: BigQueryReplicaSink;
   history: BigQueryHistorySink;
   completeness: BigQueryCompletenessSink;
+  /** Point reads of dimension tables, for the tables' lookups. */
+  dimensions: SpannerDimensionReader;
 }
 
 /** Builds the adapters; values BigQuery cannot hold exactly are logged as warnings, once per read. */
@@ -44,5 +47,10 @@ export function createAdapters(
       ...sinkSettings,
       log: (event, fields) => log.notice(event, fields),
     }),
+    dimensions: new SpannerDimensionReader(
+      clients.database,
+      (table) => catalog.tableSchema(table),
+      onValueIssues,
+    ),
   };
 }

@@ -7,6 +7,7 @@ import { GcsObjectStore } from '../adapters/gcs/object-store';
 import { CloudTasksQueue } from '../adapters/tasks/task-queue';
 import type { BackfillStarter } from '../app/backfill/starter';
 import { DeadLetterStore } from '../app/dead-letters';
+import { EnrichmentCounters } from '../app/enrichment/counters';
 import { LedgerStore } from '../app/ledger-store';
 import { Reader } from '../app/reader';
 import { Scheduler } from '../app/scheduler';
@@ -50,7 +51,10 @@ export function assembleApp(
 ): App {
   const ledger = new LedgerStore(ports.store, settings.config.pipeline, runtime.log);
   const deadLetters = new DeadLetterStore(ports.store, settings.config.pipeline);
-  const all = { ...ports, ledger, deadLetters };
+  const enrichmentCounters = new EnrichmentCounters(ports.store, settings.config.pipeline, {
+    log: runtime.log,
+  });
+  const all = { ...ports, ledger, deadLetters, enrichmentCounters };
   return {
     settings,
     ledger,

@@ -7,6 +7,7 @@ import type { ChangeRecord } from '../domain/change-record';
 import type { PipelineConfig } from '../domain/config';
 import type { Logger } from '../domain/log';
 import type { ChangeQuery, ChangeSource } from '../ports/change-source';
+import type { DimensionReader } from '../ports/dimension-reader';
 import type { CompletenessSink, HistorySink, ReplicaSink } from '../ports/sinks';
 import type { SpannerCatalog } from '../ports/spanner-catalog';
 import { createAdapters } from './adapters';
@@ -20,6 +21,8 @@ export interface SourceAndSinks {
   replica: ReplicaSink;
   history: HistorySink;
   completeness: CompletenessSink;
+  /** Point reads of dimension tables (the tables' lookups); absent: a table with lookups fails loudly. */
+  dimensions?: DimensionReader;
 }
 
 /** Builds the Spanner and BigQuery adapters. */
@@ -50,7 +53,7 @@ class DialectResolvingSource implements ChangeSource {
 
 /** The production factory. */
 export const pipelineAdapters: SourceAndSinksFactory = (clients, config, deployment, log) => {
-  const { catalog, replica, history, completeness } = createAdapters(clients, config, log);
+  const { catalog, replica, history, completeness, dimensions } = createAdapters(clients, config, log);
   const source = new DialectResolvingSource(
     async () =>
       new SpannerChangeSource(clients.database, {
@@ -60,5 +63,5 @@ export const pipelineAdapters: SourceAndSinksFactory = (clients, config, deploym
         requestTag: `sluice-${config.pipeline}`,
       }),
   );
-  return { source, catalog, replica, history, completeness };
+  return { source, catalog, replica, history, completeness, dimensions };
 };

@@ -19,8 +19,8 @@ const lookup = (mode: 'as-of-commit' | 'latest', cacheMissing = false): Resolved
     { dimensionColumn: 'CustomerId', factColumn: 'CustId' },
   ],
   columns: [
-    { source: 'Name', target: 'c_Name', type: 'STRING' },
-    { source: 'Segment', target: 'c_Segment', type: 'STRING' },
+    { source: 'Name', target: 'c_Name', type: 'STRING', spannerType: { code: 'STRING' } },
+    { source: 'Segment', target: 'c_Segment', type: 'STRING', spannerType: { code: 'STRING' } },
   ],
   mode,
   cache: mode === 'latest' ? { maxSize: 2, expireAfterWriteMs: 1_000, cacheMissing } : undefined,

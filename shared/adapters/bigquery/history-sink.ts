@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { managedwriter, protos } from '@google-cloud/bigquery-storage';
+import type { BigQueryField } from '../../domain/bigquery-schema';
 import { SluiceError } from '../../domain/errors';
 import { HISTORY_TABLE_FIELDS, HISTORY_TABLE_LAYOUT, type HistoryRow } from '../../domain/history-rows';
 import { fromEpochMillis, fromSecondsAndNanos, type Timestamp } from '../../domain/timestamp';
@@ -72,24 +73,27 @@ export class BigQueryHistorySink implements HistorySink {
     );
   }
 
-  async ensureTable(destination: string): Promise<void> {
-    if (this.ensured.has(destination)) return;
+  async ensureTable(destination: string, enriched: readonly BigQueryField[] = []): Promise<void> {
+    const signature = `${destination}\u0000${JSON.stringify(enriched)}`;
+    if (this.ensured.has(signature)) return;
+    const wanted = [...HISTORY_TABLE_FIELDS, ...enriched];
     const table = this.clients.bigquery
       .dataset(this.options.dataset, { projectId: this.options.projectId })
       .table(destination);
     const fields = await readFields(table);
     if (fields === undefined) {
       await createTable(this.clients.bigquery, this.options, destination, {
-        schema: { fields: HISTORY_TABLE_FIELDS.map((f) => ({ ...f })) },
+        schema: { fields: wanted.map((f) => ({ ...f })) },
         timePartitioning: { ...HISTORY_TABLE_LAYOUT.timePartitioning },
         clustering: { fields: [...HISTORY_TABLE_LAYOUT.clustering.fields] },
       });
     } else {
-      // A table made by an older version gains the columns this one writes.
-      await addFields(table, fields, planFields(fields, HISTORY_TABLE_FIELDS, destination).add);
+      // A table made by an older version gains the columns this one writes, and the enriched columns of
+      // lookups configured since (an incompatible type of one is an error naming it, never a dropped value).
+      await addFields(table, fields, planFields(fields, wanted, destination).add);
     }
     this.schemas.delete(this.path(destination));
-    this.ensured.add(destination);
+    this.ensured.add(signature);
   }
 
   async tableSchema(destination: string): Promise<string> {

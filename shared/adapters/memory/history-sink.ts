@@ -5,7 +5,8 @@
  * count, streams that expire, the CreateWriteStream quota, and faults that strike before a request is applied
  * or after it (the acknowledgement lost: the rows are in, the caller sees an error).
  */
-import type { HistoryRow } from '../../domain/history-rows';
+import type { BigQueryField } from '../../domain/bigquery-schema';
+import { HISTORY_TABLE_FIELDS, type HistoryRow } from '../../domain/history-rows';
 import { fromNanos, type Timestamp } from '../../domain/timestamp';
 import type { HistorySink, HistoryStream, OffsetAppendResult } from '../../ports/sinks';
 
@@ -40,9 +41,16 @@ export interface MemoryHistoryOptions {
 
 const RESOURCE_EXHAUSTED = 8;
 
+interface MemoryHistoryTable {
+  schema: string;
+  visible: HistoryRow[];
+  /** Enriched columns added by ensureTable, in order. */
+  enriched?: BigQueryField[];
+}
+
 /** What every view of one in-memory BigQuery shares (see {@link MemoryHistorySink.withRequests}). */
 class State {
-  readonly tables = new Map<string, { schema: string; visible: HistoryRow[] }>();
+  readonly tables = new Map<string, MemoryHistoryTable>();
   readonly streams = new Map<string, MemoryStream>();
   readonly appendFaults: AppendFault[] = [];
   readonly createFaults: unknown[] = [];
@@ -78,8 +86,20 @@ export class MemoryHistorySink implements HistorySink {
       });
   }
 
-  async ensureTable(destination: string): Promise<void> {
+  async ensureTable(destination: string, enriched: readonly BigQueryField[] = []): Promise<void> {
     if (!this.tables.has(destination)) this.tables.set(destination, { schema: 'v1', visible: [] });
+    const table = this.table(destination);
+    const have = table.enriched ?? [];
+    const added = enriched.filter((f) => !have.some((h) => h.name.toLowerCase() === f.name.toLowerCase()));
+    if (added.length === 0) return;
+    // BigQuery's fingerprint changes with the schema: streams of the older one are replaced.
+    table.enriched = [...have, ...added];
+    table.schema = `v1+${table.enriched.map((f) => `${f.name}:${f.type}`).join(',')}`;
+  }
+
+  /** The enriched columns the table has (for tests). */
+  enrichedFields(destination: string): BigQueryField[] {
+    return [...(this.tables.get(destination)?.enriched ?? [])];
   }
 
   async tableSchema(destination: string): Promise<string> {
@@ -117,6 +137,7 @@ export class MemoryHistorySink implements HistorySink {
     rows: HistoryRow[],
   ): Promise<OffsetAppendResult> {
     const size = Math.max(1, this.options.rowsPerRequest ?? Number.POSITIVE_INFINITY);
+    this.checkColumns(destination, rows);
     let at = offset;
     for (let i = 0; i < rows.length; i += size) {
       const request = rows.slice(i, i + size);
@@ -191,7 +212,17 @@ export class MemoryHistorySink implements HistorySink {
     return this.streams.get(name);
   }
 
-  private table(destination: string): { schema: string; visible: HistoryRow[] } {
+  /** Like BigQuery, a row value for a column the table lacks is refused, never dropped. */
+  private checkColumns(destination: string, rows: HistoryRow[]): void {
+    const table = this.table(destination);
+    const known = new Set([...HISTORY_TABLE_FIELDS, ...(table.enriched ?? [])].map((f) => f.name));
+    for (const row of rows)
+      for (const name of Object.keys(row))
+        if (!known.has(name))
+          throw Object.assign(new Error(`history table ${destination} has no column ${name}`), { code: 3 });
+  }
+
+  private table(destination: string): MemoryHistoryTable {
     const t = this.tables.get(destination);
     if (!t) throw Object.assign(new Error(`table ${destination} not found`), { code: 5 });
     return t;

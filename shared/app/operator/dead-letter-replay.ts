@@ -10,6 +10,7 @@ import { SluiceError } from '../../domain/errors';
 import type { Logger } from '../../domain/log';
 import type { Timestamp } from '../../domain/timestamp';
 import type { DeadLetterStore } from '../dead-letters';
+import type { Enrichments } from '../enrichment/apply';
 import { writeReplicaTable } from '../replica-table';
 import { followSchema, type ReplicaPorts } from '../sink-writer';
 
@@ -18,6 +19,8 @@ export interface ReplayDeps extends ReplicaPorts {
   deadLetters: DeadLetterStore;
   now: () => Timestamp;
   log: Logger;
+  /** Applies the table's lookups (at each record's commit timestamp, as its window would have). */
+  enrichments?: Enrichments;
 }
 
 /** Writes one letter's records to its table's replica; the rows written. */
@@ -27,7 +30,8 @@ async function apply(deps: ReplayDeps, letter: DeadLetter): Promise<number> {
   if (!first?.targets.replica)
     throw new SluiceError('permanent', `table ${letter.table} has no replica in the configuration`);
   const table = await followSchema(deps.tables, first, records);
-  return (await writeReplicaTable(deps, table, records, 'fail', deps.log)).rows;
+  const enriched = deps.enrichments ? await deps.enrichments.forRecords(table, records) : undefined;
+  return (await writeReplicaTable(deps, table, records, 'fail', deps.log, enriched)).rows;
 }
 
 /** One letter's outcome. */

@@ -6,7 +6,9 @@
  * dimension table's declared primary-key order whatever order the mapping names them in.
  */
 import { z } from 'zod';
-import type { TableSchema } from '../information-schema';
+import { type BigQueryField, bigQueryFieldOf } from '../bigquery-schema';
+import type { SpannerType } from '../change-record';
+import type { TableColumn, TableSchema } from '../information-schema';
 import { formatSpannerType } from '../spanner-types';
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
@@ -67,8 +69,8 @@ export interface ResolvedLookup {
   dimension: string;
   /** In the dimension table's declared primary-key order. */
   key: Array<{ dimensionColumn: string; factColumn: string }>;
-  /** Brought columns: dimension column → BigQuery column (prefixed). */
-  columns: Array<{ source: string; target: string; type: string }>;
+  /** Brought columns: dimension column → BigQuery column (prefixed), with the dimension column's type. */
+  columns: Array<{ source: string; target: string; type: string; spannerType: SpannerType }>;
   mode: 'as-of-commit' | 'latest';
   cache: { maxSize: number; expireAfterWriteMs: number; cacheMissing: boolean } | undefined;
 }
@@ -79,6 +81,10 @@ export type Resolution = { ok: true; lookups: ResolvedLookup[] } | { ok: false; 
 function columnType(schema: TableSchema, name: string): string | undefined {
   const c = schema.columns.find((x) => x.name === name);
   return c ? formatSpannerType(c.type) : undefined;
+}
+
+function columnOf(schema: TableSchema, name: string): TableColumn | undefined {
+  return schema.columns.find((x) => x.name === name);
 }
 
 function keyProblems(at: string, l: LookupConfig, fact: TableSchema, dim: TableSchema): string[] {
@@ -131,17 +137,18 @@ export function resolveLookups(
     problems.push(...keyProblems(at, l, fact, dim));
     const prefix = l.prefix ?? `${l.table.toLowerCase()}_`;
     const columns = l.columns.flatMap((source, j) => {
-      const type = columnType(dim, source);
-      if (type === undefined) {
+      const column = columnOf(dim, source);
+      if (column === undefined || column.hidden) {
         problems.push(`${at}.columns[${j}]: ${dim.name} has no column ${source}`);
         return [];
       }
+      const type = formatSpannerType(column.type);
       const target = `${prefix}${source}`;
       const clash = taken.get(target.toLowerCase());
       if (clash)
         problems.push(`${at}.columns[${j}]: ${target} collides with ${clash}; choose another prefix`);
       taken.set(target.toLowerCase(), `${at} (${target})`);
-      return [{ source, target, type }];
+      return [{ source, target, type, spannerType: column.type }];
     });
     if (problems.length > before) return;
     resolved.push({
@@ -155,4 +162,30 @@ export function resolveLookups(
     });
   });
   return problems.length > 0 ? { ok: false, problems } : { ok: true, lookups: resolved };
+}
+
+/**
+ * The enriched columns of a table's lookups as source columns (nullable: a missing dimension row gives
+ * NULL), in lookup then column order, placed after the fact table's own columns.
+ */
+export function enrichedColumns(lookups: readonly ResolvedLookup[], after = 0): TableColumn[] {
+  let position = after;
+  return lookups.flatMap((l) =>
+    l.columns.map((c) => ({
+      name: c.target,
+      type: c.spannerType,
+      nullable: true,
+      ordinalPosition: ++position,
+    })),
+  );
+}
+
+/** The enriched columns as BigQuery fields of a history table (NULLABLE, arrays REPEATED). */
+export function enrichedFields(lookups: readonly ResolvedLookup[]): BigQueryField[] {
+  return enrichedColumns(lookups).map((c) => bigQueryFieldOf(c));
+}
+
+/** The problems of a failed resolution as one permanent-error message naming every lookup and field. */
+export function lookupProblemsMessage(table: string, problems: readonly string[]): string {
+  return `the lookups of table ${table} cannot be resolved (SLUICE_TABLES):\n  - ${problems.join('\n  - ')}`;
 }
