@@ -60,6 +60,19 @@ export function historyContract(label: string, make: () => Promise<HistoryHarnes
       expect(a.schema).toBe(schema);
     });
 
+    it('adds enriched columns: a new fingerprint, rows carrying them are appended, a second set adds on', async () => {
+      const before = await h.history.tableSchema('history');
+      await h.history.ensureTable('history', [{ name: 'customer_Name', type: 'STRING', mode: 'NULLABLE' }]);
+      const after = await h.history.tableSchema('history');
+      expect(after).not.toBe(before);
+      await h.history.ensureTable('history', [{ name: 'region_Label', type: 'STRING', mode: 'NULLABLE' }]);
+      expect(await h.history.tableSchema('history')).not.toBe(after);
+      const stream = await h.history.createStream('history', 'committed');
+      const rows = rowsOf(2).map((r, i) => ({ ...r, customer_Name: i === 0 ? 'Ann' : null }));
+      expect(await h.history.appendAt('history', stream.name, 0, rows)).toEqual({ kind: 'appended' });
+      expect((await h.changeIds('history')).sort()).toEqual(ids(rows));
+    });
+
     it('answers offsets as the service does: already written, beyond the end, appended', async () => {
       const s = await h.history.createStream('history', 'committed');
       const rows = rowsOf(5);

@@ -15,7 +15,8 @@ import type { LineageReporter } from './reporter';
 export class BackfillLineage {
   constructor(
     private readonly reporter: LineageReporter,
-    private readonly config: Pick<PipelineConfig, 'pipeline' | 'project' | 'spanner' | 'bigquery'>,
+    private readonly config: Pick<PipelineConfig, 'pipeline' | 'project' | 'spanner' | 'bigquery'> &
+      Partial<Pick<PipelineConfig, 'tables'>>,
   ) {}
 
   /** The event of `eventType` for `job` at `at`. Never throws. */
@@ -27,6 +28,7 @@ export class BackfillLineage {
       watched: t.columns,
       replica: t.replica,
       history: t.history,
+      lookups: this.config.tables?.[t.name]?.lookups,
     }));
     await this.reporter.emit(runEvent(scope, 'backfill', { eventType, at, runId, error }, tables));
   }

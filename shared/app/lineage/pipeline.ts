@@ -39,7 +39,8 @@ export interface ReplicatedTable {
 /** What the pipeline's lineage needs. */
 export interface PipelineLineageDeps {
   reporter: LineageReporter;
-  config: Pick<PipelineConfig, 'pipeline' | 'project' | 'spanner' | 'bigquery'>;
+  config: Pick<PipelineConfig, 'pipeline' | 'project' | 'spanner' | 'bigquery'> &
+    Partial<Pick<PipelineConfig, 'tables'>>;
   catalog: Pick<SpannerCatalog, 'tableSchema'>;
   heartbeatMs: number;
   log: Logger;
@@ -93,7 +94,14 @@ export class PipelineLineage {
       // Read at each emission (every heartbeat at most): columns added since appear in the next event.
       const schema = await this.deps.catalog.tableSchema(t.source);
       const watched = scope.tables.get(t.source)?.columns ?? 'all';
-      out.push({ schema, watched, replica: t.replica ?? undefined, history: t.history ?? undefined });
+      const lookups = this.deps.config.tables?.[t.source]?.lookups;
+      out.push({
+        schema,
+        watched,
+        replica: t.replica ?? undefined,
+        history: t.history ?? undefined,
+        lookups,
+      });
     }
     return out;
   }

@@ -6,6 +6,7 @@
  * source columns each destination column is computed from.
  */
 import { createHash } from 'node:crypto';
+import type { LookupConfig } from '../enrichment/lookups';
 import type { TableSchema } from '../information-schema';
 import { formatSpannerType } from '../spanner-types';
 import { formatTimestamp, type Timestamp } from '../timestamp';
@@ -36,6 +37,8 @@ export interface LineageTable {
   watched: 'all' | string[];
   replica?: string | undefined;
   history?: string | undefined;
+  /** The table's lookups: their brought columns are in both outputs, joined from the dimension table. */
+  lookups?: readonly LookupConfig[] | undefined;
 }
 
 /** Which job a run belongs to. */
@@ -140,6 +143,40 @@ function replicaColumns(scope: LineageScope, table: LineageTable, into: ColumnMa
     addField(into, column, { ...source, field: column, transformations: [IDENTITY] });
 }
 
+const JOINED: Transformation = {
+  type: 'INDIRECT',
+  subtype: 'JOIN',
+  description: 'primary-key lookup of the dimension table',
+};
+
+/**
+ * The enriched columns of a table's lookups: each comes DIRECT/IDENTITY from its dimension column and
+ * INDIRECT/JOIN from every fact column of the join key.
+ */
+function enrichedColumns(scope: LineageScope, table: LineageTable, into: ColumnMap): void {
+  const namespace = spannerNamespace(scope);
+  const fact = { namespace, name: `${scope.database}.${table.schema.name}` };
+  for (const l of table.lookups ?? []) {
+    const dimension = { namespace, name: `${scope.database}.${l.table}` };
+    const prefix = l.prefix ?? `${l.table.toLowerCase()}_`;
+    for (const column of l.columns) {
+      const target = `${prefix}${column}`;
+      addField(into, target, { ...dimension, field: column, transformations: [IDENTITY] });
+      for (const factColumn of Object.values(l.key))
+        addField(into, target, { ...fact, field: factColumn, transformations: [JOINED] });
+    }
+  }
+}
+
+/** The dimension tables the lookups read, once each, after the fact tables (no schema facet: not read). */
+function dimensionInputs(scope: LineageScope, tables: LineageTable[]): Dataset[] {
+  const facts = new Set(tables.map((t) => t.schema.name));
+  const names = [...new Set(tables.flatMap((t) => (t.lookups ?? []).map((l) => l.table)))];
+  return names
+    .filter((n) => !facts.has(n))
+    .map((n) => ({ namespace: spannerNamespace(scope), name: `${scope.database}.${n}` }));
+}
+
 function historyColumns(scope: LineageScope, table: LineageTable, into: ColumnMap): void {
   const source = { namespace: spannerNamespace(scope), name: `${scope.database}.${table.schema.name}` };
   const keys = new Set(table.schema.primaryKey);
@@ -163,6 +200,8 @@ function outputDatasets(scope: LineageScope, tables: LineageTable[]): Dataset[] 
   for (const t of tables) {
     if (t.replica) replicaColumns(scope, t, mapOf(t.replica));
     if (t.history) historyColumns(scope, t, mapOf(t.history));
+    if (t.replica) enrichedColumns(scope, t, mapOf(t.replica));
+    if (t.history) enrichedColumns(scope, t, mapOf(t.history));
   }
   return [...outputs].map(([name, columns]) => {
     const facet: ColumnLineageFacet = {
@@ -197,7 +236,7 @@ export function runEvent(
     schemaURL: OPEN_LINEAGE_SCHEMA_URL,
     run: { runId: run.runId, ...(facets ? { facets } : {}) },
     job: jobOf(scope, kind),
-    inputs: tables.map((t) => inputDataset(scope, t)),
+    inputs: [...tables.map((t) => inputDataset(scope, t)), ...dimensionInputs(scope, tables)],
     outputs: outputDatasets(scope, tables),
   };
 }

@@ -52,7 +52,9 @@ describe('lookups', () => {
             { dimensionColumn: 'Region', factColumn: 'Region' },
             { dimensionColumn: 'CustomerId', factColumn: 'CustId' },
           ],
-          columns: [{ source: 'Segment', target: 'c_Segment', type: 'STRING' }],
+          columns: [
+            { source: 'Segment', target: 'c_Segment', type: 'STRING', spannerType: { code: 'STRING' } },
+          ],
           mode: 'as-of-commit',
           cache: undefined,
         },

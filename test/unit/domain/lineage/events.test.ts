@@ -160,6 +160,35 @@ describe('lineage run events', () => {
     expect(nameBasedUuid('a')).not.toBe(nameBasedUuid('b'));
   });
 
+  it('enriched columns: DIRECT/IDENTITY from the dimension column, INDIRECT/JOIN from the join key', () => {
+    const lookups = [
+      { table: 'Regions', key: { Code: 'Region' }, columns: ['Label'], mode: 'as-of-commit' as const },
+    ];
+    const enriched: LineageTable[] = [{ ...tables[0]!, lookups }];
+    const event = runEvent(scope, 'pipeline', { eventType: 'START', at, runId }, enriched);
+    expect(runEventProblems(event)).toEqual([]);
+    expect(event.inputs.map((i) => i.name)).toEqual(['shop.Orders', 'shop.Regions']);
+    for (const out of event.outputs) {
+      const field = out.facets?.columnLineage?.fields.regions_Label;
+      expect(field?.inputFields).toEqual([
+        {
+          namespace: 'spanner://acme-prod:main-inst',
+          name: 'shop.Regions',
+          field: 'Label',
+          transformations: [{ type: 'DIRECT', subtype: 'IDENTITY' }],
+        },
+        {
+          namespace: 'spanner://acme-prod:main-inst',
+          name: 'shop.Orders',
+          field: 'Region',
+          transformations: [
+            { type: 'INDIRECT', subtype: 'JOIN', description: 'primary-key lookup of the dimension table' },
+          ],
+        },
+      ]);
+    }
+  });
+
   it('lists the column edges source → destination', () => {
     const event = runEvent(scope, 'pipeline', { eventType: 'START', at, runId }, tables);
     const edges = edgesOf(event);
