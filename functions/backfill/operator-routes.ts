@@ -103,6 +103,7 @@ async function replay(deps: BackfillDeps, req: HttpRequest): Promise<Answer> {
       tables: deps.replay.tables,
       now: deps.now,
       log: deps.log,
+      ...(deps.enrichments ? { enrichments: deps.enrichments } : {}),
     },
     request,
   );

@@ -15,13 +15,14 @@ import type { SpannerCatalog } from '../ports/spanner-catalog';
 import type { TaskQueue } from '../ports/task-queue';
 import type { BackfillStarter } from './backfill/starter';
 import type { DeadLetterStore } from './dead-letters';
+import type { EnrichmentCounters } from './enrichment/counters';
 import type { LedgerStore, Versioned } from './ledger-store';
 import type { PipelineLineage } from './lineage/pipeline';
 import { type StartArgs, startPipeline } from './pipeline-start';
 import { guardRetention, type RetentionContext } from './retention-guard';
 import type { AppSettings, Runtime } from './settings';
 import { buildStatus, type PipelineStatus, type StatusError } from './status';
-import { countDeadLetters, partitionErrors, writeStoppedStatus } from './status-errors';
+import { countDeadLetters, countEnrichment, partitionErrors, writeStoppedStatus } from './status-errors';
 import { StreamGuard } from './stream-guard';
 import { logValidated, type ValidatedStream, validateStream } from './stream-validation';
 import { TableRegistry } from './table-registry';
@@ -43,6 +44,8 @@ export interface SchedulerPorts {
   deadLetters?: DeadLetterStore | undefined;
   /** Run events of the pipeline (START, RUNNING heartbeats, FAIL, ABORT); none when absent. */
   lineage?: PipelineLineage | undefined;
+  /** The reader instances' lookup counters, summed into the status. */
+  enrichmentCounters?: EnrichmentCounters | undefined;
 }
 
 /** What one tick did, for the HTTP answer and tests. */
@@ -203,6 +206,8 @@ export class Scheduler {
     const letters = await countDeadLetters(this.ports.deadLetters, (err) =>
       errors.push(toStatusError(this.runtime, err)),
     );
+    const onError = (err: unknown) => errors.push(toStatusError(this.runtime, err));
+    const enrichment = await countEnrichment(this.ports.enrichmentCounters, this.settings.config, onError);
     const status = buildStatus({
       manifest: manifest.value,
       views: current.map((p) => p.view),
@@ -210,9 +215,11 @@ export class Scheduler {
       now,
       retention: retention.info,
       errors,
-      listCalls: listing.calls + (letters?.calls ?? 0),
+      listCalls: listing.calls + (letters?.calls ?? 0) + (enrichment?.calls ?? 0),
       tables,
       deadLetters: letters?.counts,
+      enrichment: enrichment && { lookups: enrichment.lookups, instances: enrichment.instances },
+      lineage: this.ports.lineage?.stats(),
     });
     await ledger.writeStatus(status);
     await this.recordCompleteness(plan.watermark, tables);

@@ -6,6 +6,7 @@
 import type { PipelineConfig } from '../domain/config';
 import type { SluiceError } from '../domain/errors';
 import type { DeadLetterCounts, DeadLetterStore } from './dead-letters';
+import type { EnrichmentCounters, EnrichmentTotals } from './enrichment/counters';
 import type { LedgerStore, ListedPartition } from './ledger-store';
 import type { Runtime } from './settings';
 import { type PipelineStatus, partitionError, type StatusError, stoppedStatus } from './status';
@@ -42,6 +43,24 @@ export async function countDeadLetters(
   try {
     const { calls, ...counts } = await deadLetters.counts();
     return { calls, counts };
+  } catch (err) {
+    onError(err);
+    return undefined;
+  }
+}
+
+/**
+ * The lookups' counters summed over the reader instances, when a table has lookups; a listing that fails
+ * is handed to `onError`, not thrown.
+ */
+export async function countEnrichment(
+  counters: EnrichmentCounters | undefined,
+  config: Pick<PipelineConfig, 'tables'>,
+  onError: (err: unknown) => void,
+): Promise<(EnrichmentTotals & { calls: number }) | undefined> {
+  if (!counters || !Object.values(config.tables).some((t) => (t.lookups ?? []).length > 0)) return undefined;
+  try {
+    return await counters.totals();
   } catch (err) {
     onError(err);
     return undefined;

@@ -5,6 +5,8 @@
 import type { LastError, Manifest, PartitionState, PartitionView, TickPlan } from '../domain/ledger';
 import { diffMillis, formatTimestamp, type Timestamp } from '../domain/timestamp';
 import type { DeadLetterCounts } from './dead-letters';
+import type { EnrichmentTotals } from './enrichment/counters';
+import type { LineageStats } from './lineage/reporter';
 import type { TableStatus } from './table-status';
 
 /** One recorded failure, for the status page. */
@@ -47,6 +49,14 @@ export interface PipelineStatus {
    * a takeover. Empty in a healthy pipeline; an entry stays until another reader takes the partition over.
    */
   stalled?: StalledLease[];
+  /**
+   * Per lookup (`<table>.lookups[<i>]`), summed over the reader instances: rows enriched, point reads,
+   * retries, rows whose dimension row was missing or whose key was unresolved (their columns NULL), cache
+   * hits and misses (docs/enrichment.md); absent when no table has lookups.
+   */
+  enrichment?: EnrichmentTotals;
+  /** The scheduler's lineage reporter: events sent, pending in its outbox, failed sends, dropped events. */
+  lineage?: LineageStats;
   /** Watermark lag at each of the last ticks, oldest first: at most {@link LAG_HISTORY} (the console's chart). */
   lagHistory?: LagSample[];
 }
@@ -110,6 +120,8 @@ export function buildStatus(args: {
   listCalls: number;
   tables?: TableStatus[];
   deadLetters?: DeadLetterCounts | undefined;
+  enrichment?: EnrichmentTotals | undefined;
+  lineage?: LineageStats | undefined;
 }): PipelineStatus {
   const { manifest, plan, now } = args;
   const slowest = Object.entries(plan.lagMillis)
@@ -130,6 +142,8 @@ export function buildStatus(args: {
     retention: args.retention,
     lastErrors: args.errors.slice(0, 20),
     ...(args.deadLetters ? { deadLetters: args.deadLetters } : {}),
+    ...(args.enrichment ? { enrichment: args.enrichment } : {}),
+    ...(args.lineage ? { lineage: args.lineage } : {}),
     listCalls: args.listCalls,
     tables: args.tables ?? [],
     stalled: stalledLeases(args.views, plan, now),

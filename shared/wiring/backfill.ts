@@ -8,12 +8,16 @@ import { GcsObjectStore } from '../adapters/gcs/object-store';
 import { CloudTasksQueue } from '../adapters/tasks/task-queue';
 import type { BackfillDeps } from '../app/backfill/deps';
 import { type BackfillStarter, backfillStarter } from '../app/backfill/starter';
+import { Enrichments } from '../app/enrichment/apply';
+import { EnrichmentCounters } from '../app/enrichment/counters';
 import type { BackfillLineage } from '../app/lineage/backfill';
 import { TableRegistry } from '../app/table-registry';
 import { type PipelineConfig, parseConfig } from '../domain/config';
 import { SluiceError } from '../domain/errors';
 import { createLogger, type Logger } from '../domain/log';
 import { fromEpochMillis } from '../domain/timestamp';
+import type { DimensionReader } from '../ports/dimension-reader';
+import type { ObjectStore } from '../ports/object-store';
 import type { SpannerCatalog } from '../ports/spanner-catalog';
 import { createAdapters } from './adapters';
 import { type Clients, createClients, endpointsFromEnv } from './clients';
@@ -75,7 +79,24 @@ export function depsFromClients(
     newId: () => randomUUID().replaceAll('-', '').slice(0, 20),
     log,
     dataBoostDefault: env.SLUICE_DATA_BOOST === 'true',
+    enrichments: enrichmentsOf(adapters, store, config, log),
   };
+}
+
+/** The lookups' enrichers, when the adapters give a dimension reader and a full catalog (the real ones do). */
+function enrichmentsOf(
+  adapters: ReturnType<SpannerAndBigQuery>,
+  store: ObjectStore,
+  config: PipelineConfig,
+  log: Logger,
+): Enrichments | undefined {
+  const { dimensions, catalog } = adapters as {
+    dimensions?: DimensionReader;
+    catalog: Partial<SpannerCatalog>;
+  };
+  if (!dimensions || typeof catalog.readRowsAt !== 'function') return undefined;
+  const enrichmentCounters = new EnrichmentCounters(store, config.pipeline, { log });
+  return Enrichments.over({ dimensions, catalog: catalog as SpannerCatalog, enrichmentCounters });
 }
 
 /** Dead-letter replay's ports, when the adapters give a full catalog (the real ones do). */

@@ -45,18 +45,29 @@ export interface ThroughputRun {
 const DDL = [
   `CREATE TABLE Items (Id INT64 NOT NULL, Name STRING(MAX), Qty INT64, Price FLOAT64, Tags ARRAY<STRING(MAX)>,
    Note STRING(MAX), UpdatedAt TIMESTAMP) PRIMARY KEY (Id)`,
+  // The dimension of the enrichment variants: every Items row's Qty (0-96) names one of its rows.
+  `CREATE TABLE Dims (Id INT64 NOT NULL, Label STRING(MAX)) PRIMARY KEY (Id)`,
   `CREATE CHANGE STREAM Changes FOR ALL OPTIONS (value_capture_type = 'NEW_ROW_AND_OLD_VALUES')`,
   // The same changes without full rows: every replica row is read at its commit timestamp (batched).
   `CREATE CHANGE STREAM ChangedValues FOR ALL OPTIONS (value_capture_type = 'NEW_VALUES')`,
 ];
 
-function config(startAt: Timestamp, stream = 'Changes') {
+/** The lookup of the enrichment variants: Items.Qty → Dims.Id, bringing Label. */
+const LOOKUPS = {
+  'as-of-commit': [{ table: 'Dims', key: { Id: 'Qty' }, columns: ['Label'], prefix: 'dim_' }],
+  latest: [{ table: 'Dims', key: { Id: 'Qty' }, columns: ['Label'], prefix: 'dim_', mode: 'latest' }],
+} as const;
+
+function config(startAt: Timestamp, stream = 'Changes', lookup?: keyof typeof LOOKUPS) {
+  // Each lookup mode writes its own tables: the enriched columns would otherwise widen the plain ones.
+  const suffix = lookup ? `_${lookup.replaceAll('-', '_')}` : '';
+  const items = { replica: `items${suffix}`, history: `items_history${suffix}` };
   return parseConfigObject({
     project: PROJECT,
     spanner: { instance: 'bench', database: 'bench', stream },
     bigquery: { dataset: 'bench' },
     ledger: { bucket: 'bench' },
-    tables: { Items: { replica: 'items', history: 'items_history' } },
+    tables: { Items: lookup ? { ...items, lookups: LOOKUPS[lookup] } : items },
     startAt: formatTimestamp(startAt),
     window: { maxMs: 10 * 60_000, longPollMs: 1_000 },
   });
@@ -100,13 +111,15 @@ interface Variant {
   history: HistorySink;
   /** The change stream read (default `Changes`, full rows). */
   stream?: string;
+  /** Enrich Items by one lookup of Dims in this mode. */
+  lookup?: keyof typeof LOOKUPS;
 }
 
 /** Runs the pipeline's scheduler (unmeasured) and then reader tasks (measured) until `until` is reached. */
 async function runOnce(ports: SourceAndSinks, v: Variant, start: Timestamp, until: Timestamp) {
   const counts: Counts = { replica: 0, history: 0 };
   const queue = new MemoryTaskQueue();
-  const cfg = config(start, v.stream);
+  const cfg = config(start, v.stream, v.lookup);
   const settings: AppSettings = {
     config: cfg,
     readerUrl: 'http://127.0.0.1:1/reader',
@@ -183,6 +196,9 @@ export async function readerThroughput(o: ThroughputOptions): Promise<Throughput
     // The stream's history begins when it was created: start just after that.
     await new Promise((r) => setTimeout(r, 50));
     const start = addMillis(fromEpochMillis(Date.now()), -10);
+    await clients.database
+      .table('Dims')
+      .insert(Array.from({ length: 97 }, (_, i) => ({ Id: String(i), Label: `dim ${i}` })));
     await load(clients, o.mods, o.modsPerTransaction, 1, o.noteBytes);
     const until = fromEpochMillis(Date.now());
     const deployment: DeploymentSettings = {
@@ -231,6 +247,20 @@ export async function readerThroughput(o: ThroughputOptions): Promise<Throughput
         { name: 'memory → bigquery', source: memorySource, replica: real.replica, history: real.history },
         { name: 'memory → memory', source: memorySource, ...memorySinks() },
         {
+          name: 'emulators, one as-of-commit lookup',
+          source: real.source,
+          replica: real.replica,
+          history: real.history,
+          lookup: 'as-of-commit',
+        },
+        {
+          name: 'emulators, one latest lookup',
+          source: real.source,
+          replica: real.replica,
+          history: real.history,
+          lookup: 'latest',
+        },
+        {
           name: 'emulators, read at commit (NEW_VALUES)',
           source: valuesOnly.source,
           replica: real.replica,
@@ -238,7 +268,8 @@ export async function readerThroughput(o: ThroughputOptions): Promise<Throughput
           stream: 'ChangedValues',
         },
       ];
-      for (const v of variants.filter((x) => !o.only || o.only.includes(x.name))) {
+      // The lookup variants run only when named (`--only reader-enrichment` and the full run name them).
+      for (const v of variants.filter((x) => (o.only ? o.only.includes(x.name) : !x.lookup))) {
         const base = v.stream === 'ChangedValues' ? valuesOnly : real;
         const ports = { ...base, completeness: new MemoryCompletenessSink() };
         runs.push(await runOnce(ports, v, start, until));

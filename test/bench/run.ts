@@ -13,7 +13,7 @@ import { type Figure, fmt, machine, median, percentile, table } from './stats';
 import { type WriterRun, writerThroughput } from './writer-throughput';
 
 const quick = process.argv.includes('--quick');
-/** `--only writer` (or `backfill`, `reader`, `enrichment`) runs that benchmark alone. */
+/** `--only writer` (or `backfill`, `reader`, `enrichment`, `reader-enrichment`) runs that benchmark alone. */
 const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
 /** `--profile <dir>`: CPU profiles of the measured phases (the backfill's for now) written there. */
 const profileDir = process.argv.includes('--profile')
@@ -216,6 +216,25 @@ async function enrichmentFigures(): Promise<Figure[]> {
   });
 }
 
+/** The reader's full path with one as-of-commit and one latest lookup, next to the plain reader. */
+async function readerEnrichmentFigures(): Promise<Figure[]> {
+  const variants = ['emulators', 'emulators, one as-of-commit lookup', 'emulators, one latest lookup'];
+  progress(`reader throughput with lookups (${RUNS} runs per variant)`);
+  const runs = await readerThroughput({ mods: 20_000, modsPerTransaction: 50, runs: RUNS, only: variants });
+  const rate = (v: string) =>
+    median(runs.filter((r) => r.variant === v).map((r) => r.mods / (r.cpuMs / 1000)));
+  const plain = rate('emulators');
+  return variants.map((v) => {
+    const rs = runs.filter((r) => r.variant === v);
+    return {
+      what: `reader mods / CPU-s, ${v === 'emulators' ? 'no lookup' : v.replace('emulators, ', '')}`,
+      value: fmt(rate(v)),
+      target: '',
+      note: `${rs.length} runs of ${fmt(rs[0]?.mods ?? 0)} mods, 50 per commit; ${fmt(rate(v) / plain, 2)} of the plain reader; ${fmt(median(rs.map((r) => r.mods / (r.wallMs / 1000))))} mods/s wall`,
+    };
+  });
+}
+
 async function main(): Promise<void> {
   const started = Date.now();
   const alone: Record<string, () => Promise<Figure[]>> = {
@@ -223,6 +242,7 @@ async function main(): Promise<void> {
     backfill: backfillFigures,
     reader: readerShapeFigures,
     enrichment: enrichmentFigures,
+    'reader-enrichment': readerEnrichmentFigures,
   };
   const one = only ? alone[only] : undefined;
   if (one) {
@@ -239,6 +259,7 @@ async function main(): Promise<void> {
     ...(await backfillFigures()),
     ...(await writerFigures()),
     ...(await enrichmentFigures()),
+    ...(await readerEnrichmentFigures()),
     ...(await schedulerFigures()),
     ...(await latencyFigures()),
   ];

@@ -7,6 +7,7 @@ import type { HistorySink, ReplicaSink } from '../../ports/sinks';
 import type { SnapshotSource } from '../../ports/snapshot-source';
 import type { SpannerCatalog } from '../../ports/spanner-catalog';
 import type { TaskQueue } from '../../ports/task-queue';
+import type { Enrichments } from '../enrichment/apply';
 import type { BackfillLineage } from '../lineage/backfill';
 import type { TableRegistry } from '../table-registry';
 
@@ -38,6 +39,8 @@ export interface BackfillDeps {
   batchRows?: number;
   /** Approximate bytes of values per sink write (default 16 MiB): large cells make smaller batches. */
   batchBytes?: number;
+  /** Applies the tables' lookups at the snapshot timestamp; absent: a table with lookups fails loudly. */
+  enrichments?: Enrichments | undefined;
   /** Run events of each job (START, COMPLETE, FAIL, ABORT); none when absent. */
   lineage?: BackfillLineage | undefined;
 }

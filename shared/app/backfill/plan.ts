@@ -12,12 +12,16 @@ import {
   resolveTables,
 } from '../../domain/backfill/request';
 import { isSnapshotTooOld, snapshotTooOldError } from '../../domain/backfill/snapshot-errors';
+import { SluiceError } from '../../domain/errors';
 import type { TableSchema } from '../../domain/information-schema';
+import { planReplica } from '../../domain/replica-plan';
 import { targetsFor } from '../../domain/table-rules';
 import { formatTimestamp, type Timestamp } from '../../domain/timestamp';
 import type { Snapshot } from '../../ports/snapshot-source';
+import { withEnrichedColumns } from '../enrichment/resolve';
 import type { BackfillDeps } from './deps';
 import { JobStore } from './job-store';
+import { backfillLookups } from './lookups';
 import { finishPlanning } from './resume';
 
 /** Who starts the backfill, and (for callers that must be idempotent, like the scheduler) its id. */
@@ -76,11 +80,25 @@ async function openSnapshot(deps: BackfillDeps, at: Timestamp | undefined): Prom
   }
 }
 
-async function ensureSinks(deps: BackfillDeps, tables: ResolvedTable[]): Promise<void> {
+/** The problems of the tables' lookups as a backfill applies them (at the snapshot timestamp). */
+async function lookupProblems(deps: BackfillDeps, tables: ResolvedTable[], at: Timestamp): Promise<string[]> {
+  const problems: string[] = [];
+  for (const t of tables)
+    await backfillLookups(deps, t.schema, at).catch((err: unknown) => {
+      if (!(err instanceof SluiceError) || err.kind !== 'permanent') throw err;
+      problems.push(err.message);
+    });
+  return problems;
+}
+
+async function ensureSinks(deps: BackfillDeps, tables: ResolvedTable[], at: Timestamp): Promise<void> {
   for (const t of tables) {
+    const lookups = await backfillLookups(deps, t.schema, at);
+    const enriched = withEnrichedColumns(planReplica(t.schema, t.watched), lookups);
     // Fresh: a replica table deleted under the pipeline is recreated here (the repair its failure names).
-    if (t.replica) await deps.replica.ensureTable(t.replica, t.schema, t.watched, { fresh: true });
-    if (t.history) await deps.history.ensureTable(t.history);
+    if (t.replica)
+      await deps.replica.ensureTable(t.replica, enriched.schema, enriched.watched, { fresh: true });
+    if (t.history) await deps.history.ensureTable(t.history, enriched.fields);
   }
 }
 
@@ -175,7 +193,12 @@ export async function startBackfill(
   const opened = await openSnapshot(deps, request.readTimestamp);
   if (!opened.ok) return opened;
   const snapshot = opened.value;
-  await ensureSinks(deps, tables.value);
+  const problems = await lookupProblems(deps, tables.value, snapshot.readTimestamp);
+  if (problems.length > 0) {
+    await deps.snapshots.close(snapshot).catch(() => undefined);
+    return { ok: false, problems };
+  }
+  await ensureSinks(deps, tables.value, snapshot.readTimestamp);
   const { jobTables, partitions } = await partitionTables(deps, snapshot, tables.value, request);
   const planned = { snapshot, tables: tables.value, jobTables, count: partitions.length };
   const planning = planningJob(deps, request, options, planned);

@@ -8,6 +8,7 @@ import type { BackfillJob, JobPartition, JobTable, PartitionTask } from '../../d
 import { snapshotHistoryRow, snapshotUpsert } from '../../domain/backfill/rows';
 import { isSnapshotTooOld, snapshotTooOldError } from '../../domain/backfill/snapshot-errors';
 import { isTerminal, transition } from '../../domain/backfill/state';
+import type { ResolvedLookup } from '../../domain/enrichment/lookups';
 import { SluiceError } from '../../domain/errors';
 import type { HistoryRow } from '../../domain/history-rows';
 import type { ReplicaUpsert } from '../../domain/replica-rows';
@@ -15,6 +16,7 @@ import type { WriterValue } from '../../domain/value-mapping';
 import type { BackfillDeps } from './deps';
 import { commitClaimed, PendingHistory } from './history';
 import { JobStore } from './job-store';
+import { backfillLookups, enrichSnapshotRows } from './lookups';
 import { finishPlanning } from './resume';
 
 /** What became of a task. */
@@ -39,8 +41,11 @@ function approximateBytes(row: Record<string, WriterValue>): number {
 }
 
 class Batches {
+  private rowsHeld: Array<Record<string, WriterValue>> = [];
   private upserts: ReplicaUpsert[] = [];
   private history: HistoryRow[] = [];
+  /** The table's lookups, resolved at the snapshot timestamp by {@link prepare}. */
+  private lookups: ResolvedLookup[] = [];
   private batch = 0;
   rows = 0;
   readonly pending: PendingHistory | undefined;
@@ -59,24 +64,41 @@ class Batches {
     return this.upserts.length + this.history.length;
   }
 
+  async prepare(): Promise<void> {
+    this.lookups = await backfillLookups(this.deps, this.table.schema, this.job.snapshot.readTimestamp);
+  }
+
   add(row: Record<string, WriterValue>): void {
     const { name, schema } = this.table;
     const t = this.job.snapshot.readTimestamp;
     if (this.table.replica) this.upserts.push(snapshotUpsert(name, schema.primaryKey, row, t));
     if (this.table.history)
       this.history.push(snapshotHistoryRow(name, schema.primaryKey, row, t, this.job.id));
+    if (this.lookups.length > 0) this.rowsHeld.push(row);
     this.rows++;
     this.bytes += approximateBytes(row) * ((this.table.replica ? 1 : 0) + (this.table.history ? 1 : 0));
   }
 
   /** Writes the buffered rows: replica upserts, and history rows to the attempt's pending stream. */
   async flush(): Promise<void> {
+    await this.enrich();
     if (this.upserts.length > 0) await this.deps.replica.write(this.table.replica!, this.upserts);
     await this.pending?.append(this.history);
     this.upserts = [];
     this.history = [];
+    this.rowsHeld = [];
     this.bytes = 0;
     this.batch++;
+  }
+
+  /** Adds the lookups' columns, read at the snapshot timestamp, to the batch's upserts and history rows. */
+  private async enrich(): Promise<void> {
+    if (this.lookups.length === 0 || this.rowsHeld.length === 0) return;
+    const at = this.job.snapshot.readTimestamp;
+    const columns = await enrichSnapshotRows(this.deps, this.table.name, this.lookups, this.rowsHeld, at);
+    if (this.table.replica)
+      this.upserts = this.upserts.map((u, i) => ({ ...u, row: { ...u.row, ...columns[i] } }));
+    if (this.table.history) this.history = this.history.map((h, i) => ({ ...h, ...columns[i] }));
   }
 
   get batchNumber(): number {
@@ -110,6 +132,7 @@ async function copyPartition(
 ): Promise<Copied> {
   const table = tableOf(job, partition);
   const batches = new Batches(deps, job, table);
+  await batches.prepare();
   const limit = deps.batchRows ?? 500;
   // Memory stays bounded whatever the cells: a batch is written at 500 rows or about 16 MiB.
   const maxBytes = deps.batchBytes ?? 16 * 1024 * 1024;

@@ -88,7 +88,32 @@ export class Enrichments {
         record,
         record.mods.map(() => merged[i++]!),
       );
+    // Published in the background (never failing the batch): the scheduler sums it into the status.
+    void this.counters?.publish(() => this.stats());
     return out;
+  }
+
+  /**
+   * The enriched columns of `rows` (fact values in key form) by `lookups`, all at `at` (a backfill's
+   * snapshot timestamp), in row order.
+   */
+  async forRows(
+    lookups: readonly ResolvedLookup[],
+    rows: ReadonlyArray<Record<string, JsonValue>>,
+    at: Timestamp,
+  ): Promise<Enriched[]> {
+    const ports = this.ports;
+    if (!ports) throw new Error('lookups configured but this function has no dimension reader');
+    const facts: FactRow[] = rows.map((values) => ({ values, at }));
+    const merged = facts.map((): Enriched => ({}));
+    for (const lookup of lookups) {
+      const columns = await this.enricherOf(ports, lookup).enrich(facts);
+      columns.forEach((c, i) => {
+        Object.assign(merged[i]!, c);
+      });
+    }
+    void this.counters?.publish(() => this.stats());
+    return merged;
   }
 
   /** The counters of every lookup applied so far. */

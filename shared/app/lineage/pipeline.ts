@@ -13,7 +13,7 @@ import { pipelineTransitions } from '../../domain/lineage/transitions';
 import type { Logger } from '../../domain/log';
 import { diffMillis, type Timestamp } from '../../domain/timestamp';
 import type { SpannerCatalog } from '../../ports/spanner-catalog';
-import type { LineageReporter } from './reporter';
+import type { LineageReporter, LineageStats } from './reporter';
 
 /** The scope of a pipeline's lineage, from its configuration. */
 export function lineageScope(
@@ -51,6 +51,11 @@ export class PipelineLineage {
   private lastBeat: Timestamp | undefined;
 
   constructor(private readonly deps: PipelineLineageDeps) {}
+
+  /** The reporter's counters (for the status). */
+  stats(): LineageStats {
+    return this.deps.reporter.stats();
+  }
 
   /**
    * Emits what the tick from `before` to `after` owes, over the tables the tick replicates (`tables`, with
