@@ -22,8 +22,8 @@ export class AtLeastOnceHistory implements HistorySink {
   ) {
     this.writers = new DefaultStreamWriters(clients.writer, false, DEFAULT_APPEND_LIMITS);
   }
-  ensureTable(destination: string): Promise<void> {
-    return this.tables.ensureTable(destination);
+  ensureTable(...args: Parameters<HistorySink['ensureTable']>): Promise<void> {
+    return this.tables.ensureTable(...args);
   }
   tableSchema(destination: string): Promise<string> {
     return this.tables.tableSchema(destination);

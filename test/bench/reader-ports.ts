@@ -6,7 +6,6 @@
 import { MemoryChangeSource } from '../../shared/adapters/memory/change-source';
 import type { ChangeRecord } from '../../shared/domain/change-record';
 import type { HistoryRow } from '../../shared/domain/history-rows';
-import type { TableSchema } from '../../shared/domain/information-schema';
 import type { ReplicaDelete, ReplicaUpsert } from '../../shared/domain/replica-rows';
 import type { ChangeQuery, ChangeSource } from '../../shared/ports/change-source';
 import type { HistorySink, HistoryStream, ReplicaSink } from '../../shared/ports/sinks';
@@ -23,8 +22,8 @@ export class CountingReplica implements ReplicaSink {
     private readonly inner: ReplicaSink,
     private readonly counts: Counts,
   ) {}
-  ensureTable(destination: string, source: TableSchema, watched: 'all' | string[]): Promise<void> {
-    return this.inner.ensureTable(destination, source, watched);
+  ensureTable(...args: Parameters<ReplicaSink['ensureTable']>): Promise<void> {
+    return this.inner.ensureTable(...args);
   }
   async write(destination: string, changes: Array<ReplicaUpsert | ReplicaDelete>): Promise<void> {
     await this.inner.write(destination, changes);
@@ -38,8 +37,8 @@ export class CountingHistory implements HistorySink {
     private readonly inner: HistorySink,
     private readonly counts: Counts,
   ) {}
-  ensureTable(destination: string): Promise<void> {
-    return this.inner.ensureTable(destination);
+  ensureTable(...args: Parameters<HistorySink['ensureTable']>): Promise<void> {
+    return this.inner.ensureTable(...args);
   }
   tableSchema(destination: string): Promise<string> {
     return this.inner.tableSchema(destination);

@@ -51,7 +51,7 @@ export function addCounters(totals: EnrichmentTotals, text: string | undefined):
     const n = (k: string) => (typeof raw?.[k] === 'number' ? (raw[k] as number) : 0);
     const cache = (raw?.cache ?? {}) as Record<string, unknown>;
     const c = (k: string) => (typeof cache[k] === 'number' ? (cache[k] as number) : 0);
-    const t = (totals.lookups[id] ??= {
+    const t = totals.lookups[id] ?? {
       dimension: String(raw?.dimension ?? ''),
       mode: String(raw?.mode ?? ''),
       rows: 0,
@@ -61,7 +61,8 @@ export function addCounters(totals: EnrichmentTotals, text: string | undefined):
       unresolved: 0,
       cacheHits: 0,
       cacheMisses: 0,
-    });
+    };
+    totals.lookups[id] = t;
     t.rows += n('rows');
     t.reads += n('reads');
     t.retries += n('retries');

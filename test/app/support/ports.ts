@@ -85,9 +85,9 @@ export class MemoryHistory extends MemoryHistorySink {
   constructor(options: MemoryHistoryOptions = {}) {
     super({ rowsPerRequest: 3, ...options });
   }
-  override async ensureTable(destination: string): Promise<void> {
-    this.ensured.push(destination);
-    await super.ensureTable(destination);
+  override async ensureTable(...args: Parameters<MemoryHistorySink['ensureTable']>): Promise<void> {
+    this.ensured.push(args[0]);
+    await super.ensureTable(...args);
   }
   private readonly gates: Array<Promise<void>> = [];
   /**
