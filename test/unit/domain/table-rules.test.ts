@@ -41,6 +41,29 @@ describe('table rules', () => {
     expect(tableRulesSchema.parse(tableRulesJson(rules))).toEqual(rules);
   });
 
+  it("keeps an entry's lookups through its JSON form (the deployment writes SLUICE_TABLES from it)", () => {
+    const lookups = [
+      { table: 'Customers', key: { CustomerId: 'CustId' }, columns: ['Name'] },
+      {
+        table: 'Regions',
+        key: { Code: 'Region' },
+        columns: ['Label'],
+        mode: 'latest',
+        cache: { maxSize: 5 },
+      },
+    ];
+    const withLookups = tableRulesSchema.parse({ Orders: { history: 'h', lookups } });
+    expect(withLookups.tables.Orders?.lookups?.[0]?.mode).toBe('as-of-commit');
+    expect(withLookups.tables.Orders?.lookups?.[1]?.cache).toEqual({
+      maxSize: 5,
+      expireAfterWriteMs: 60_000,
+      cacheMissing: false,
+    });
+    expect(tableRulesSchema.parse(JSON.parse(JSON.stringify(tableRulesJson(withLookups))))).toEqual(
+      withLookups,
+    );
+  });
+
   it('names the source tables feeding a history table: same text exactly when the same tables feed it', () => {
     const explicit = tableRulesSchema.parse({
       Orders: { history: 'h' },
