@@ -157,4 +157,12 @@ describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])('Spanner dimension
     expect(await e.enrich([{ values, at: t }])).toEqual([{ [`c_${n('Segment')}`]: 'gold' }]);
     expect(e.stats()).toMatchObject({ reads: 3, retries: 2, missing: 0 });
   });
+
+  it('refuses a brought column the dimension no longer has, naming it, instead of reading NULLs', async () => {
+    const { n, fixture } = spannerFixture(dialect);
+    const t = await fixture.write([{ region: 'ap', id: '78', segment: 'gold' }]);
+    await expect(
+      fixture.reader.read(n('Customers'), [['ap', '78']], [n('Segment'), n('Tier')], t),
+    ).rejects.toThrow(new RegExp(`dimension table ${n('Customers')} has no column ${n('Tier')}`));
+  });
 });

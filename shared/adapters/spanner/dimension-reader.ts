@@ -6,6 +6,7 @@
 import type { Database } from '@google-cloud/spanner';
 import { clientRowToWriterRow, clientValueToModJson } from '../../domain/client-row';
 import { structFields } from '../../domain/client-values';
+import { SluiceError } from '../../domain/errors';
 import type { TableSchema } from '../../domain/information-schema';
 import type { Timestamp } from '../../domain/timestamp';
 import type { ValueIssue, WriterValue } from '../../domain/value-mapping';
@@ -28,6 +29,14 @@ export class SpannerDimensionReader implements DimensionReader {
   ): Promise<Array<Record<string, WriterValue> | null>> {
     if (keys.length === 0) return [];
     const schema = await this.schemaOf(table);
+    // A brought column the dimension no longer has (dropped since the lookup was resolved) is an error
+    // naming it: selecting only the columns that exist would give every row a silent NULL.
+    const gone = columns.filter((c) => !schema.columns.some((x) => x.name === c));
+    if (gone.length > 0)
+      throw new SluiceError(
+        'permanent',
+        `dimension table ${table} has no column ${gone.join(', ')} (a lookup brings it): restore the column or change the lookup in SLUICE_TABLES, then retry the partition`,
+      );
     const selected = schema.columns.filter(
       (c) => columns.includes(c.name) || schema.primaryKey.includes(c.name),
     );
