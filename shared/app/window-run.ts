@@ -162,33 +162,33 @@ class WindowRun {
     }
   }
 
-  /** Writes the records the replica could not take to the dead letters, one per table (ADR-1503). */
+  /**
+   * Writes the records the replica could not take to the dead letters, one letter per record, named by the
+   * record's identity (ADR-1512): a re-read that splits its flushes differently finds the same letters.
+   */
   private async setAside(rejected: RejectedRecord[]): Promise<void> {
     const { ctx, entry } = this;
-    const byTable = new Map<string, RejectedRecord[]>();
-    for (const r of rejected)
-      byTable.set(r.record.tableName, [...(byTable.get(r.record.tableName) ?? []), r]);
-    for (const [table, records] of byTable) {
+    for (const r of rejected) {
       const letter = newDeadLetter({
         pipeline: ctx.config.pipeline,
         partition: { id: entry.id, epoch: entry.epoch },
         position: this.acked?.at ?? entry.position,
         now: ctx.runtime.now(),
-        rejected: records,
-        reason: rejectionReason(records[0]!.error),
+        rejected: [r],
+        reason: rejectionReason(r.error),
       });
       const out = await ctx.deadLetters.put(letter);
-      this.deadLettered += records.length;
-      const first = failedRecord(records[0]!);
+      this.deadLettered++;
+      const failed = failedRecord(r);
       ctx.runtime.log.warn('record.dead-lettered', {
         deadLetter: letter.id,
-        table,
-        records: records.length,
+        table: r.record.tableName,
+        records: 1,
         reason: letter.reason,
-        column: first.column,
-        key: first.key,
-        commitTimestamp: formatTimestamp(first.commitTimestamp),
-        error: records[0]!.error.message,
+        column: failed.column,
+        key: failed.key,
+        commitTimestamp: formatTimestamp(failed.commitTimestamp),
+        error: r.error.message,
         ...(out === 'exists' ? { note: 'already written by an earlier attempt' } : {}),
       });
     }

@@ -1,9 +1,11 @@
 /**
- * Dead letters of the change stream (ADR-1503): the records of one table and one flush that the replica could
- * not take under `SLUICE_ON_BAD_RECORD=dead-letter`, kept in the ledger bucket under
- * `<pipeline>/dead-letters/stream/<table>/` with each record as the stream gave it, the error, the partition
- * and its position — enough to find the cause, fix it and replay them. The name is derived from the records,
- * so writing the same records again (a window re-read after a crash) finds the object already there.
+ * Dead letters of the change stream (ADR-1503, ADR-1512): a change record the replica could not take under
+ * `SLUICE_ON_BAD_RECORD=dead-letter`, kept in the ledger bucket under `<pipeline>/dead-letters/stream/<table>/`
+ * as the stream gave it, with the error, the partition and its position — enough to find the cause, fix it and
+ * replay it. The reader writes one letter per record, named from the partition and the record's identity
+ * (commit timestamp, transaction id, record sequence), so writing it again (a window re-read after a crash,
+ * whatever its flush split) finds the object already there. Letters of several records (written before) are
+ * still read and replayed.
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';

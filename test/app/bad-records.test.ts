@@ -5,6 +5,7 @@
  */
 
 import { addMillis } from '../../shared/domain/timestamp';
+import type { ChangeQuery } from '../../shared/ports/change-source';
 import { Harness, T0 } from './support/harness';
 
 async function settle(h: Harness, rounds = 4) {
@@ -70,6 +71,44 @@ describe('a poison record', () => {
     expect(h.replica.rows('orders').map((r) => r.Id)).toEqual(['1', '2']);
     expect(status.deadLetters).toMatchObject({ pending: 1, pendingRecords: 1, byTable: { Orders: 1 } });
     // Its history row is written, once, like every other mod's.
+    expect(h.history.rows('orders_history')).toHaveLength(3);
+    expect(h.history.distinct('orders_history')).toBe(3);
+  });
+});
+
+describe('dead letters across a re-read', () => {
+  it('a window re-read with another flush split writes no second letter holding the same records', async () => {
+    const h = new Harness({
+      roots: 1,
+      config: { onBadRecord: 'dead-letter', flush: { intervalMs: 1_000, checkpointMs: 300_000 } },
+    });
+    h.script.commit(addMillis(T0, 100), [{ table: 'Orders', id: 3, val: 'poison' }]);
+    h.script.commit(addMillis(T0, 200), [{ table: 'Orders', id: 5, val: 'poison' }]);
+    h.script.commit(addMillis(T0, 300), [{ table: 'Orders', id: 6, val: 'good' }]);
+    h.script.poisoned.set('Orders/3', 1);
+    h.script.poisoned.set('Orders/5', 2);
+    h.now = addMillis(T0, 2_000);
+    await h.tick();
+    // First attempt: the records come in one flush; both go to the dead letters, then the history append
+    // fails (after the letters were written) and the window is retried.
+    h.history.faults.fail(1, 14);
+    const [task] = h.queue.drain();
+    expect(await h.deliver(task!)).toMatchObject({ status: 503 });
+    // The retry reads slowly: every record is its own flush.
+    const read = h.script.read.bind(h.script);
+    h.script.read = async function* (query: ChangeQuery) {
+      for await (const r of read(query)) {
+        if (r.kind === 'data-change') h.advance(1_500);
+        yield r;
+      }
+    };
+    await settle(h);
+    const status = (await h.tick()).status!;
+    expect(status.partitions.failed).toBe(0);
+    expect(status.deadLetters).toMatchObject({ pending: 2, pendingRecords: 2, byTable: { Orders: 2 } });
+    const { items } = await h.deadLetters.page();
+    expect(items.map((l) => l.records)).toEqual([1, 1]);
+    expect(h.replica.rows('orders').map((r) => r.Id)).toEqual(['6']);
     expect(h.history.rows('orders_history')).toHaveLength(3);
     expect(h.history.distinct('orders_history')).toBe(3);
   });
