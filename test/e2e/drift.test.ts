@@ -12,7 +12,7 @@ import type { Dialect } from '../../shared/domain/change-record';
 import { captureTypeChanges, schemaChanges, setStreamOptions } from './support/drift';
 import { type FaultContext, runScenario } from './support/scenario';
 
-const BOUND = Number(process.env.E2E_BOUND ?? 100_000);
+const BOUND = Number(process.env.E2E_BOUND ?? 200_000);
 
 interface TableEntry {
   source: string;

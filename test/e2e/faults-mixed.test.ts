@@ -29,5 +29,5 @@ describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])('end-to-end mixed 
     });
     expect(backfill.job()).toMatchObject({ state: 'succeeded' });
     expect(run.log.length).toBeGreaterThan(3);
-  }, 140_000);
+  }, 240_000);
 });
