@@ -7,8 +7,11 @@
  * carry the columns of their last change.
  */
 import { MemoryDimensionReader } from '../../shared/adapters/memory/dimension-reader';
+import { MemoryObjectStore } from '../../shared/adapters/memory/object-store';
 import { MemoryHistorySink, MemoryReplicaSink } from '../../shared/adapters/memory/sinks';
+import { DeadLetterStore } from '../../shared/app/dead-letters';
 import { Enrichments } from '../../shared/app/enrichment/apply';
+import { replayDeadLetters } from '../../shared/app/operator/dead-letter-replay';
 import { enrichBatch, historyBatches, writeReplica } from '../../shared/app/sink-writer';
 import { validateStream } from '../../shared/app/stream-validation';
 import { TableRegistry } from '../../shared/app/table-registry';
@@ -19,6 +22,8 @@ import type {
   ValueCaptureType,
 } from '../../shared/domain/change-record';
 import { parseConfigObject } from '../../shared/domain/config';
+import { newDeadLetter } from '../../shared/domain/dead-letter';
+import { SluiceError } from '../../shared/domain/errors';
 import type { ChangeStreamOptions, TableSchema } from '../../shared/domain/information-schema';
 import { TableNotFoundError } from '../../shared/domain/information-schema';
 import { createLogger } from '../../shared/domain/log';
@@ -151,7 +156,7 @@ function setup(lookups: unknown[], schemas = [ORDERS, CUSTOMERS]) {
       expect(appended.kind).toBe('appended');
     }
   };
-  return { catalog, replica, history, dimensions, enrichments, write, config };
+  return { catalog, replica, history, dimensions, enrichments, write, config, ports };
 }
 
 describe('lookups applied by the reader', () => {
@@ -227,6 +232,33 @@ describe('lookups applied by the reader', () => {
     const rows = s.history.rawRows('orders_history') as unknown as Array<Record<string, unknown>>;
     expect(rows[0]?.customer_Name).toBeNull();
     expect(s.enrichments.stats()['Orders.lookups[0]']).toMatchObject({ unresolved: 1, missing: 0 });
+  });
+
+  it('a dead letter replayed after the fix is enriched as its window would have been', async () => {
+    const s = setup([{ ...LOOKUP, key: { CustomerId: 'CustId', Region: 'Status' } }]);
+    s.dimensions.write('Customers', ['eu', '7'], ts(1), { Region: 'eu', CustomerId: '7', Name: 'Ann' });
+    s.dimensions.write('Customers', ['eu', '7'], ts(20), { Region: 'eu', CustomerId: '7', Name: 'New' });
+    const store = new MemoryObjectStore();
+    const deadLetters = new DeadLetterStore(store, 'p');
+    const rec = record({ at: ts(10), mods: [{ id: '1', values: { CustId: '7', Status: 'eu' } }] });
+    const error = new SluiceError('permanent', 'rejected');
+    const letter = newDeadLetter({
+      pipeline: 'p',
+      partition: { id: 'a'.repeat(32), epoch: 0 },
+      position: ts(0),
+      now: ts(30),
+      rejected: [{ record: rec, error }],
+      reason: 'permanent:Error',
+    });
+    await deadLetters.put(letter);
+    const log = createLogger(() => {}, {}, 'ERROR');
+    const out = await replayDeadLetters(
+      { ...s.ports, deadLetters, now: () => ts(40), log, enrichments: s.enrichments },
+      { ids: [letter.id] },
+    );
+    expect(out.results).toMatchObject([{ outcome: 'replayed', rows: 1 }]);
+    // As of the record's commit timestamp, not the replay's.
+    expect(s.replica.rows('orders').map((r) => r.customer_Name)).toEqual(['Ann']);
   });
 
   it('accepts lookups in SLUICE_TABLES and refuses a full cache with the path named', () => {
