@@ -29,11 +29,13 @@ function previous(dataDir: string): FunctionUrls {
  */
 export function retargetRestoredTasks(dataDir: string, tasks: TasksAdmin, urls: FunctionUrls): number {
   const before = previous(dataDir);
-  let moved = 0;
+  const moves: Array<[string, string]> = [];
   for (const [name, url] of Object.entries(urls)) {
     const old = before[name];
-    if (url && old && old !== url) moved += tasks.retarget(old, url);
+    if (url && old && old !== url) moves.push([old, url]);
   }
+  // One pass over all moves: an old URL may be another function's new one.
+  const moved = moves.length ? tasks.retarget(moves) : 0;
   writeFileSync(join(dataDir, FILE), `${JSON.stringify(urls)}\n`);
   return moved;
 }

@@ -140,7 +140,12 @@ test('Tasks: queues, scheduled tasks and reserved names survive a restart', asyn
     );
     expect(again.code).toBe(6);
     // A restored task whose target moved (the local stack's functions listen on new ports) is pointed at it.
-    expect(second.admin.retarget('http://127.0.0.1:9/', 'http://127.0.0.1:8/')).toBe(1);
+    // Moves apply once per task: 9 → 8 and 8 → 7 in one call leave the task at 8.
+    const moves: Array<[string, string]> = [
+      ['http://127.0.0.1:9/', 'http://127.0.0.1:8/'],
+      ['http://127.0.0.1:8/', 'http://127.0.0.1:7/'],
+    ];
+    expect(second.admin.retarget(moves)).toBe(1);
     expect(second.admin.task(`${queue}/tasks/kept`)?.url).toBe('http://127.0.0.1:8/never');
   } finally {
     await second.stop();

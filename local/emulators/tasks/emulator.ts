@@ -69,11 +69,11 @@ export interface TasksAdmin {
   /** Task names still reserved against re-creation. */
   reservedNames(): string[];
   /**
-   * Points every live HTTP task whose URL starts with `from` at `to` instead (same path and query), e.g. a
-   * restored `--data-dir` whose target moved to another port; a task waiting to retry is due at once.
-   * Returns how many tasks were changed.
+   * Points every live HTTP task whose URL starts with a move's `from` at its `to` instead (same path and
+   * query; each task moved at most once, by the first move that matches), e.g. a restored `--data-dir` whose
+   * targets moved to other ports; a task waiting to retry is due at once. Returns how many tasks moved.
    */
-  retarget(from: string, to: string): number;
+  retarget(moves: Array<[from: string, to: string]>): number;
   /** Resolves once no task is queued or in flight (rejects after `timeoutMs`). */
   idle(timeoutMs?: number): Promise<void>;
   /** Resolves once `predicate` holds (polled every 10 ms; rejects after `timeoutMs`). */
@@ -134,12 +134,13 @@ function adminHandle(state: TasksState, dispatcher: Dispatcher, faults: FaultInj
     queued: (queue) => all(queue).filter((t) => t.outcome === 'queued'),
     inFlight: (queue) => all(queue).filter((t) => t.outcome === 'in-flight'),
     reservedNames: () => state.reservedNames(nowMs()),
-    retarget: (from, to) => {
+    retarget: (moves) => {
       let changed = 0;
       for (const q of state.queues.values())
         for (const t of q.tasks.values()) {
-          if (!from || !t.http.url.startsWith(from)) continue;
-          t.http.url = `${to}${t.http.url.slice(from.length)}`;
+          const move = moves.find(([from]) => from && t.http.url.startsWith(from));
+          if (!move) continue;
+          t.http.url = `${move[1]}${t.http.url.slice(move[0].length)}`;
           if (t.outcome === 'queued' && t.dispatchCount > 0)
             t.scheduleTimeMs = Math.min(t.scheduleTimeMs, nowMs());
           changed++;
