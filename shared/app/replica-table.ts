@@ -17,6 +17,7 @@ import {
 import type { DataChangeRecord, JsonValue } from '../domain/change-record';
 import { SluiceError } from '../domain/errors';
 import type { Logger } from '../domain/log';
+import { UnrepresentableError } from '../domain/record-errors';
 import {
   buildReplicaChanges,
   type ReplicaChange,
@@ -167,8 +168,27 @@ function without(rows: Row[], records: DataChangeRecord[], out: ReadonlySet<Data
 }
 
 /**
- * Writes the rows; rows BigQuery rejects for their content reject their records, and the rows of every other
- * record are sent again (BigQuery writes nothing of a request with a rejected row; the replica is idempotent).
+ * The rows of a failed write that were refused for their own content, each with its cause: rows BigQuery
+ * rejected, or a row too large for any request (an {@link UnrepresentableError} naming its index). Undefined
+ * when the failure is not a row's.
+ */
+function refusedRows(
+  err: unknown,
+  destination: string,
+): Array<{ index: number; cause: unknown }> | undefined {
+  if (err instanceof UnrepresentableError && err.rowIndex !== undefined)
+    return [{ index: err.rowIndex, cause: err }];
+  if (!(err instanceof RowsRejectedError)) return undefined;
+  return err.rows.map((r) => ({
+    index: r.index,
+    cause: new RowsRejectedError(`BigQuery rejected the row of ${destination}: ${r.message}`, [r]),
+  }));
+}
+
+/**
+ * Writes the rows; rows BigQuery rejects for their content (or too large to send) reject their records, and
+ * the rows of every other record are sent again (BigQuery writes nothing of a request with a rejected row; the
+ * replica is idempotent).
  */
 async function writeRows(
   replica: ReplicaSink,
@@ -186,12 +206,12 @@ async function writeRows(
       await replica.write(destination, pending);
       return { rows: pending.length, rejected };
     } catch (err) {
-      if (!(err instanceof RowsRejectedError)) throw err;
+      const refused = refusedRows(err, destination);
+      if (!refused) throw err;
       const before = out.size;
-      for (const r of err.rows) {
-        const row = pending[r.index];
+      for (const { index, cause } of refused) {
+        const row = pending[index];
         if (!row) continue;
-        const cause = new RowsRejectedError(`BigQuery rejected the row of ${destination}: ${r.message}`, [r]);
         for (const rec of recordsOf(row, records)) {
           if (out.has(rec)) continue;
           out.add(rec);

@@ -16,9 +16,13 @@ export class UnrepresentableError extends SluiceError {
   /** `Table.Column` of the value (or the table, for a row). */
   readonly where: string;
 
-  constructor(reason: Unrepresentable, where: string, detail: string) {
+  /** For a row of a batch: its index in the batch (the bad-record policy sets that row's record aside). */
+  readonly rowIndex: number | undefined;
+
+  constructor(reason: Unrepresentable, where: string, detail: string, rowIndex?: number) {
     super('permanent', `${where}: ${detail}`);
     this.reason = reason;
     this.where = where;
+    this.rowIndex = rowIndex;
   }
 }

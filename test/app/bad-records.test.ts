@@ -4,6 +4,7 @@
  * partition goes on. Other partitions keep flowing either way, and no history row is written twice.
  */
 
+import { UnrepresentableError } from '../../shared/domain/record-errors';
 import { addMillis } from '../../shared/domain/timestamp';
 import type { ChangeQuery } from '../../shared/ports/change-source';
 import { Harness, T0 } from './support/harness';
@@ -111,5 +112,32 @@ describe('dead letters across a re-read', () => {
     expect(h.replica.rows('orders').map((r) => r.Id)).toEqual(['6']);
     expect(h.history.rows('orders_history')).toHaveLength(3);
     expect(h.history.distinct('orders_history')).toBe(3);
+  });
+});
+
+describe('a row too large to send', () => {
+  it('under dead-letter: only its record is set aside; the batch is written without it', async () => {
+    const h = new Harness({ roots: 1, config: { onBadRecord: 'dead-letter' } });
+    const write = h.replica.write.bind(h.replica);
+    // What the BigQuery sink raises for a row larger than any AppendRows request may carry.
+    h.replica.write = async (destination, changes) => {
+      const i = changes.findIndex((c) => c.row.Val === 'huge');
+      if (i >= 0) throw new UnrepresentableError('row-too-large', destination, 'a row is too large', i);
+      return write(destination, changes);
+    };
+    h.script.commit(addMillis(T0, 100), [{ table: 'Orders', id: 1, val: 'a' }]);
+    h.script.commit(addMillis(T0, 200), [{ table: 'Orders', id: 2, val: 'huge' }]);
+    h.script.commit(addMillis(T0, 300), [{ table: 'Orders', id: 3, val: 'c' }]);
+    h.now = addMillis(T0, 2_000);
+    await settle(h);
+    const status = (await h.tick()).status!;
+    expect(status.partitions.failed).toBe(0);
+    expect(status.deadLetters).toMatchObject({
+      pending: 1,
+      byTable: { Orders: 1 },
+      byReason: { 'permanent:UnrepresentableError': 1 },
+    });
+    expect(h.replica.rows('orders').map((r) => r.Id)).toEqual(['1', '3']);
+    expect(h.history.rows('orders_history')).toHaveLength(3);
   });
 });

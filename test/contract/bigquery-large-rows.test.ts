@@ -95,7 +95,7 @@ test('a row larger than any request may carry is a permanent UnrepresentableErro
   const batch = [upsert(1, 1024), upsert(2, 2 * MiB), upsert(3, 1024)];
   const error = await replica.write('big', batch).catch((e: unknown) => e);
   expect(error).toBeInstanceOf(UnrepresentableError);
-  expect(error).toMatchObject({ kind: 'permanent', reason: 'row-too-large', where: 'big' });
+  expect(error).toMatchObject({ kind: 'permanent', reason: 'row-too-large', where: 'big', rowIndex: 1 });
   expect((error as Error).message).toMatch(
     /^big: a row is \d+ bytes serialized, more than the 1572864.*Blob/,
   );

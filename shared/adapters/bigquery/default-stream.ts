@@ -184,6 +184,7 @@ export class DefaultStreamWriters {
       'row-too-large',
       tablePath.split('/').pop() ?? tablePath,
       `a row is ${serialized[i]?.byteLength} bytes serialized, more than the ${this.limits.maxRowBytes} an AppendRows request may carry; it is not written (largest values, in characters: ${largest})`,
+      i,
     );
   }
 
