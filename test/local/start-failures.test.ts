@@ -9,7 +9,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FunctionProcess } from '../../local/function-process';
-import { functionProcesses, processesWith, ROOT, Terminal } from './support/terminal';
+import { FUNCTION_HOST, functionProcesses, processesWith, ROOT, Terminal } from './support/terminal';
 
 let terminal: Terminal | undefined;
 /** Scripts started by a test, killed however the test ends (a failed assertion must not leave a stack). */
@@ -55,7 +55,7 @@ it('names the flag of a busy port and starts nothing', async () => {
     expect(code).toBe(2);
     expect(output).toContain(`port ${busy.port} (--reader-port) is already in use`);
     expect(output).not.toContain('sluice local ready');
-    expect(processesWith('function-host.ts', ` ${busy.port} `)).toEqual([]);
+    expect(processesWith(FUNCTION_HOST, ` ${busy.port} `)).toEqual([]);
   } finally {
     busy.close();
   }
@@ -69,7 +69,7 @@ it('refuses to run a stack whose functions found their configuration invalid, le
   );
   expect(output).toMatch(/SLUICE_WINDOW_MAX_MS \(window\.maxMs\): must be a whole number/);
   expect(output).not.toContain('sluice local ready');
-  expect(processesWith('function-host.ts', '--lifeline')).toEqual([]);
+  expect(processesWith(FUNCTION_HOST, '--lifeline')).toEqual([]);
 }, 90_000);
 
 it('says which port a function could not listen on', async () => {

@@ -70,6 +70,9 @@ export class Terminal {
   }
 }
 
+/** This checkout's function host, as its processes' command lines name it (other checkouts' stacks differ). */
+export const FUNCTION_HOST = join(ROOT, 'local', 'function-host.ts');
+
 /** Pids of live processes whose command line contains every one of `parts`. */
 export function processesWith(...parts: string[]): number[] {
   const pids: number[] = [];
@@ -88,6 +91,6 @@ export function processesWith(...parts: string[]): number[] {
 /** The function processes of a stack, found by the ports in its ready line. */
 export function functionProcesses(functions: Record<string, string | null>): number[] {
   return Object.values(functions).flatMap((url) =>
-    url ? processesWith('function-host.ts', ` ${new URL(url).port} `) : [],
+    url ? processesWith(FUNCTION_HOST, ` ${new URL(url).port} `) : [],
   );
 }
