@@ -2,7 +2,7 @@
 import { http } from '@google-cloud/functions-framework';
 import type { BackfillDeps } from '../../shared/app/backfill/deps';
 import { SluiceError } from '../../shared/domain/errors';
-import { installJsonErrors } from '../../shared/http/edge';
+import { installJsonErrors, installJsonErrorsAtStart } from '../../shared/http/edge';
 import { answerHealth, answerNotFound, type HttpRequest, type HttpResponse } from '../../shared/http/health';
 import { backfillDeps, realAdapters } from '../../shared/wiring/backfill';
 import { checkInstance, failFast } from '../../shared/wiring/startup';
@@ -33,4 +33,6 @@ async function handle(req: HttpRequest, res: HttpResponse): Promise<void> {
 /** Handles one HTTP request to the backfill function; the configuration is checked when the instance starts. */
 export const backfill = failFast(checkInstance('backfill'), handle);
 
+// JSON error answers from the instance's very first request on (ADR-1514).
+installJsonErrorsAtStart();
 http('backfill', backfill);

@@ -12,7 +12,7 @@ import { readerTaskSchema } from '../../shared/app/reader-task';
 import { SluiceError } from '../../shared/domain/errors';
 import type { LogContext, Logger } from '../../shared/domain/log';
 import { describeIssues } from '../../shared/domain/zod-helpers';
-import { answerMethodNotAllowed, installJsonErrors } from '../../shared/http/edge';
+import { answerMethodNotAllowed, installJsonErrors, installJsonErrorsAtStart } from '../../shared/http/edge';
 import { answerHealth, type HttpRequest, type HttpResponse } from '../../shared/http/health';
 import { type App, appOfInstance, stdoutLogger } from '../../shared/wiring/app';
 import { checkInstance, failFast } from '../../shared/wiring/startup';
@@ -84,4 +84,6 @@ export function createReaderHandler(getApp: () => App) {
 /** Handles one HTTP request to the reader function; the configuration is checked when the instance starts. */
 export const reader = failFast(checkInstance('reader'), createReaderHandler(appOfInstance));
 
+// JSON error answers from the instance's very first request on (ADR-1514).
+installJsonErrorsAtStart();
 http('reader', reader);

@@ -4,7 +4,7 @@
  */
 import { http } from '@google-cloud/functions-framework';
 import { SluiceError } from '../../shared/domain/errors';
-import { answerMethodNotAllowed, installJsonErrors } from '../../shared/http/edge';
+import { answerMethodNotAllowed, installJsonErrors, installJsonErrorsAtStart } from '../../shared/http/edge';
 import { answerHealth, type HttpRequest, type HttpResponse } from '../../shared/http/health';
 import { type App, appOfInstance, stdoutLogger } from '../../shared/wiring/app';
 import { checkInstance, failFast } from '../../shared/wiring/startup';
@@ -39,4 +39,6 @@ export function createSchedulerHandler(getApp: () => App) {
 /** Handles one HTTP request to the scheduler function; the configuration is checked when the instance starts. */
 export const scheduler = failFast(checkInstance('scheduler'), createSchedulerHandler(appOfInstance));
 
+// JSON error answers from the instance's very first request on (ADR-1514).
+installJsonErrorsAtStart();
 http('scheduler', scheduler);

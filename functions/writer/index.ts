@@ -5,7 +5,7 @@
 import { http } from '@google-cloud/functions-framework';
 import { SluiceError } from '../../shared/domain/errors';
 import { createLogger, type Logger } from '../../shared/domain/log';
-import { answerMethodNotAllowed, installJsonErrors } from '../../shared/http/edge';
+import { answerMethodNotAllowed, installJsonErrors, installJsonErrorsAtStart } from '../../shared/http/edge';
 import { answerHealth, answerNotFound, type HttpRequest, type HttpResponse } from '../../shared/http/health';
 import { checkInstance, failFast } from '../../shared/wiring/startup';
 import { type WriterInstance, writerOfInstance } from '../../shared/wiring/writer';
@@ -84,4 +84,6 @@ function fail(res: HttpResponse, err: unknown, what: string, log?: Logger): void
 /** Handles one HTTP request to the writer function; the configuration is checked when the instance starts. */
 export const writer = failFast(checkInstance('writer'), createWriterHandler(writerOfInstance));
 
+// JSON error answers from the instance's very first request on (ADR-1514).
+installJsonErrorsAtStart();
 http('writer', writer);

@@ -7,6 +7,7 @@
  * handler; the only hook is the framework's Express app, reached as `req.app` (or from the server in the local
  * host), on which {@link installJsonErrors} registers an error middleware once.
  */
+import { subscribe } from 'node:diagnostics_channel';
 import type { HttpRequest, HttpResponse } from './health';
 
 /** An error from the framework's body parsers (`body-parser`): `type` and `status` say what went wrong. */
@@ -63,6 +64,26 @@ export function installOn(app: ExpressApp): void {
     if (res.headersSent) return next(err);
     const { status, message } = edgeProblem(err);
     res.status(status).json({ error: { code: status, message } });
+  });
+}
+
+let subscribed = false;
+
+/**
+ * Registers the JSON error answer on the framework's app before it handles its first request (ADR-1514).
+ * The framework builds its Express app after loading the function module and exposes neither; Node publishes
+ * every incoming request on the `http.server.request.start` diagnostics channel with its server, before the
+ * server's request listener — the app — runs. Call once at module load; idempotent.
+ */
+export function installJsonErrorsAtStart(): void {
+  if (subscribed) return;
+  subscribed = true;
+  subscribe('http.server.request.start', (message) => {
+    const server = (message as { server?: { listeners?: (event: string) => unknown[] } }).server;
+    for (const listener of server?.listeners?.('request') ?? []) {
+      if (typeof listener === 'function' && typeof (listener as { use?: unknown }).use === 'function')
+        installOn(listener as unknown as ExpressApp);
+    }
   });
 }
 

@@ -75,6 +75,24 @@ describe('HTTP edges', () => {
     },
   );
 
+  it.each(['backfill', 'reader', 'scheduler', 'writer'])(
+    '%s on the platform: the very first request of an instance, its body malformed, is answered JSON',
+    async (name) => {
+      // The framework's own server and app, nothing installed by the test: as the platform starts them.
+      const { server, url } = await serve(name, false);
+      servers.push(server);
+      const malformed = await send(url, {
+        path: '/',
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"tables": [',
+      });
+      expect(malformed.status).toBe(400);
+      expect(malformed.type).toMatch(/^application\/json/);
+      expect(malformed.text).not.toMatch(/<pre>|<!DOCTYPE/);
+    },
+  );
+
   it('on the platform the answer is installed by the first request the function sees', async () => {
     const { server, url } = await serve('backfill', false);
     servers.push(server);
