@@ -143,7 +143,7 @@ export class BigQueryReplicaSink implements ReplicaSink {
     const table = `${this.options.dataset}.${destination}`;
     return new SluiceError(
       'permanent',
-      `BigQuery table ${table} was not found: it was deleted while the pipeline ran, and the rows replicated to it went with it. Backfill the source table replicated to it (POST /backfills with "targets": ["replica"]), which recreates and reloads ${table}, then retry the failed partitions (POST /partitions/retry)`,
+      `BigQuery table ${table} was not found: if it was deleted while the pipeline ran, the rows replicated to it went with it. Backfill the source table replicated to it (POST /backfills with "targets": ["replica"]), which recreates and reloads ${table}, then retry the failed partitions (POST /partitions/retry)`,
       { cause },
     );
   }
