@@ -35,6 +35,7 @@ describe('enrichment counters', () => {
     expect(totals).toEqual({
       instances: 2,
       calls: 1,
+      folded: 0,
       lookups: {
         'Orders.lookups[0]': {
           dimension: 'Customers',
