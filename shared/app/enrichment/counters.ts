@@ -166,7 +166,7 @@ export class EnrichmentCounters {
       if (!out.ok) return false;
       this.generation = out.generation;
       this.lastText = JSON.stringify(minus(stats, this.baseline));
-      this.lastStats = stats;
+      this.lastStats = structuredClone(stats); // The baseline of a later epoch: never shared with the source.
       return true;
     } catch (err) {
       this.options.log?.warn('enrichment.counters-unpublished', {
