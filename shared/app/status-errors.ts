@@ -57,7 +57,7 @@ export async function countEnrichment(
   counters: EnrichmentCounters | undefined,
   config: Pick<PipelineConfig, 'tables'>,
   onError: (err: unknown) => void,
-): Promise<(EnrichmentTotals & { calls: number }) | undefined> {
+): Promise<(EnrichmentTotals & { calls: number; folded: number }) | undefined> {
   if (!counters || !Object.values(config.tables).some((t) => (t.lookups ?? []).length > 0)) return undefined;
   try {
     return await counters.totals();

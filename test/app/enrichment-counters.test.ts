@@ -78,4 +78,30 @@ describe('enrichment counters', () => {
     expect(await countEnrichment(a, none, () => {})).toBeUndefined();
     expect((await countEnrichment(a, some, () => {}))?.lookups['Orders.lookups[0]']?.missing).toBe(1);
   });
+
+  it('the status adds the rollup to the live objects; a malformed rollup is a permanent status error', async () => {
+    const store = new MemoryObjectStore();
+    await new EnrichmentCounters(store, 'p', { instance: 'old', intervalMs: 0 }).publish(() => stats(1, 0));
+    const some = {
+      tables: {
+        Orders: { history: 'h', lookups: [{ table: 'C', key: {}, columns: ['x'], mode: 'latest' as const }] },
+      },
+    };
+    const later = new EnrichmentCounters(store, 'p', { now: () => Date.now() + 2 * 3_600_000 });
+    expect((await countEnrichment(later, some, () => {}))?.folded).toBe(1);
+    await new EnrichmentCounters(store, 'p', { instance: 'new', intervalMs: 0 }).publish(() => stats(2, 0));
+    const now = new EnrichmentCounters(store, 'p');
+    expect(await countEnrichment(now, some, () => {})).toMatchObject({
+      instances: 2,
+      calls: 1,
+      lookups: { 'Orders.lookups[0]': { missing: 3 } },
+    });
+    await store.write('p/enrichment-rollup.json', Buffer.from('not json'), {
+      ifGeneration: (await store.read('p/enrichment-rollup.json'))!.generation,
+    });
+    const errors: unknown[] = [];
+    expect(await countEnrichment(now, some, (e) => errors.push(e))).toBeUndefined();
+    expect(errors).toEqual([expect.objectContaining({ kind: 'permanent' })]);
+    expect(String(errors[0])).toContain('p/enrichment-rollup.json: not an enrichment rollup');
+  });
 });
