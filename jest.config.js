@@ -13,4 +13,9 @@ module.exports = {
   coverageReporters: ['text-summary', 'text'],
   coverageThreshold: { './shared/domain/': { lines: 90 } },
   testTimeout: 20000,
+  // Tests run in a worker process that is replaced once it holds more than this after a test file: the
+  // emulators run in-process and hold their data (a 100 MiB commit, 1,000-row backfills) until the file
+  // ends, and one long-lived process grew past 4.8 GB over the suite and slowed to a crawl in garbage
+  // collection. (Setting a limit also keeps jest from running the files inside its own process.)
+  workerIdleMemoryLimit: '1536MB',
 };
