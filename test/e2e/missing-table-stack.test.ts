@@ -98,7 +98,9 @@ describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])(
 
       const [rows] = await stack.emulators.bigquery
         .bigquery()
-        .query({ query: `SELECT ${key} AS k, ${amount} AS a FROM ${LOCAL.dataset}.payments ORDER BY ${key}` });
+        .query({
+          query: `SELECT ${key} AS k, ${amount} AS a FROM ${LOCAL.dataset}.payments ORDER BY ${key}`,
+        });
       expect(rows.map((r: { k: unknown; a: unknown }) => [String(r.k), r.a])).toEqual([
         ['1', '12.50'],
         ['2', null],
