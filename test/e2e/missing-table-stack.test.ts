@@ -96,11 +96,9 @@ describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])(
       expect(await stack.waitForCatchUp(target!, 60_000)).toBe(true);
       await stack.stopTicking();
 
-      const [rows] = await stack.emulators.bigquery
-        .bigquery()
-        .query({
-          query: `SELECT ${key} AS k, ${amount} AS a FROM ${LOCAL.dataset}.payments ORDER BY ${key}`,
-        });
+      const [rows] = await stack.emulators.bigquery.bigquery().query({
+        query: `SELECT ${key} AS k, ${amount} AS a FROM ${LOCAL.dataset}.payments ORDER BY ${key}`,
+      });
       expect(rows.map((r: { k: unknown; a: unknown }) => [String(r.k), r.a])).toEqual([
         ['1', '12.50'],
         ['2', null],
