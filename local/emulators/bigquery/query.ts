@@ -59,6 +59,12 @@ function column(table: Source, name: string): Field {
   return findField(table.fields, name)!;
 }
 
+/** ORDER BY may name a SELECT-list alias, as BigQuery allows: the column it stands for. */
+function aliased(items: ReturnType<typeof parseSelect>['items'], name: string): string {
+  const item = items.find((i) => i.kind === 'column' && i.alias?.toLowerCase() === name.toLowerCase());
+  return item?.kind === 'column' ? item.name : name;
+}
+
 function paramValue(p: QueryParameter | undefined, name: string): SqlValue {
   if (!p) throw invalidQuery(`Query parameter '${name}' not found`);
   const raw = p.parameterValue?.value;
@@ -175,7 +181,9 @@ function evaluate(
     loadRows(db, source);
     const binds: SqlValue[] = [];
     const where = q.where.length > 0 ? ` WHERE ${translateWhere(source, q.where, params, binds)}` : '';
-    const order = q.orderBy.map((o) => `"${column(source, o.column).name}" ${o.desc ? 'DESC' : 'ASC'}`);
+    const order = q.orderBy.map(
+      (o) => `"${column(source, aliased(q.items, o.column)).name}" ${o.desc ? 'DESC' : 'ASC'}`,
+    );
     const tail = `${order.length ? ` ORDER BY ${order.join(', ')}` : ''}${q.limit !== undefined ? ` LIMIT ${q.limit}` : ''}${q.offset !== undefined ? ` OFFSET ${q.offset}` : ''}`;
     const select =
       counts.length > 0

@@ -112,7 +112,7 @@ test('jobs.query returns every type as written, with integer-microsecond timesta
   expect(row).toEqual({ ...READ_BACK, ts: { value: '2023-01-01T12:00:00.123456000Z' } });
 });
 
-test('the SELECT subset: columns, aliases, WHERE, ORDER BY, LIMIT/OFFSET, COUNT(*), parameters', async () => {
+test('the SELECT subset: columns, aliases (ORDER BY one too), WHERE, ORDER BY, LIMIT/OFFSET, COUNT(*), parameters', async () => {
   const results = await bigQueryCalls(emu, [
     {
       op: 'query',
@@ -120,6 +120,10 @@ test('the SELECT subset: columns, aliases, WHERE, ORDER BY, LIMIT/OFFSET, COUNT(
     },
     { op: 'query', query: `SELECT COUNT(*) FROM ${DS}.all_types WHERE score < 0 OR active = TRUE` },
     { op: 'query', query: `SELECT id FROM ${DS}.all_types ORDER BY id LIMIT 1 OFFSET 1` },
+    {
+      op: 'query',
+      query: `SELECT id AS k, name FROM ${DS}.all_types WHERE name IS NOT NULL ORDER BY k DESC`,
+    },
     {
       op: 'query',
       query: `SELECT id FROM ${DS}.all_types WHERE id IN (@a, @b) AND ts > TIMESTAMP '2020-01-01T00:00:00Z'`,
@@ -137,6 +141,10 @@ test('the SELECT subset: columns, aliases, WHERE, ORDER BY, LIMIT/OFFSET, COUNT(
     ],
     [{ f0_: 2 }],
     [{ id: 2 }],
+    [
+      { k: 3, name: 'Zed' },
+      { k: 1, name: 'Octavia' },
+    ],
     [{ id: 1 }],
     [{ id: 1 }],
   ]);
