@@ -210,6 +210,26 @@ export class LedgerStore {
     return now?.value.writer === manifest.writer ? now.generation : undefined;
   }
 
+  /**
+   * Whether the pipeline ensured the BigQuery table before (the marker {@link markEnsured} writes): durable
+   * evidence that a missing table was deleted rather than never created (ADR-1515).
+   */
+  async wasEnsured(kind: 'replica' | 'history', destination: string): Promise<boolean> {
+    const name = this.paths.ensured(kind, destination);
+    return (await this.call(`read ${name}`, () => this.store.read(name))) !== undefined;
+  }
+
+  /** Records that the table exists (written only after it was ensured; a marker already there is kept). */
+  async markEnsured(kind: 'replica' | 'history', destination: string): Promise<void> {
+    const name = this.paths.ensured(kind, destination);
+    await this.call(`write ${name}`, () =>
+      this.store.write(name, Buffer.from(JSON.stringify({ kind, destination })), {
+        ifGeneration: 0,
+        contentType: JSON_TYPE,
+      }),
+    );
+  }
+
   /** Reads the status object as JSON, or undefined before the first tick. */
   async readStatus(): Promise<unknown> {
     const obj = await this.call('read status', () => this.store.read(this.paths.status));

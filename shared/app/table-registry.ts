@@ -18,12 +18,21 @@ import { decideSpannerTypeChange, incompatibleTypeError } from '../domain/type-c
 import type { HistorySink, ReplicaSink } from '../ports/sinks';
 import type { SpannerCatalog } from '../ports/spanner-catalog';
 import { resolveTableLookups, withEnrichedColumns } from './enrichment/resolve';
+import type { LedgerStore } from './ledger-store';
+
+/** The ledger's markers of BigQuery tables the pipeline ensured (ADR-1515). */
+export type EnsuredMarkers = Pick<LedgerStore, 'wasEnsured' | 'markEnsured'>;
 
 /** The ports the registry uses. */
 export interface RegistryPorts {
   catalog: SpannerCatalog;
   replica: ReplicaSink;
   history: HistorySink;
+  /**
+   * Where it tells a deleted table from a new one. Without it a missing table is always created (only an
+   * instance that met it missing on a write refuses it).
+   */
+  ledger?: EnsuredMarkers | undefined;
 }
 
 /** One source table as this instance replicates it. */
@@ -66,6 +75,8 @@ export class TableRegistry {
   private readonly skipped = new Set<string>();
   /** Plans already ensured by {@link adopt}, by table: an unchanged plan costs no BigQuery call. */
   private readonly signatures = new Map<string, string>();
+  /** Tables this instance knows have a marker in the ledger (`kind/destination`): read once each. */
+  private readonly marked = new Set<string>();
 
   constructor(
     private readonly ports: RegistryPorts,
@@ -208,10 +219,34 @@ export class TableRegistry {
   ): Promise<ReplicatedTable> {
     const lookups = await resolveTableLookups(this.ports.catalog, plan.schema, targets.lookups ?? [], at);
     const enriched = withEnrichedColumns(plan, lookups);
-    if (targets.replica)
-      await this.ports.replica.ensureTable(targets.replica, enriched.schema, enriched.watched);
-    if (targets.history) await this.ports.history.ensureTable(targets.history, enriched.fields);
+    const { replica, history } = targets;
+    if (replica)
+      await this.marking('replica', replica, (existed) =>
+        this.ports.replica.ensureTable(replica, enriched.schema, enriched.watched, { existed }),
+      );
+    if (history)
+      await this.marking('history', history, (existed) =>
+        this.ports.history.ensureTable(history, enriched.fields, { existed }),
+      );
     return { source, targets, plan, lookups };
+  }
+
+  /**
+   * Ensures a table with the ledger's evidence that it existed: a table with a marker that is missing was
+   * deleted and is refused, not created empty (ADR-1515). The marker is written only once the table was
+   * ensured, so a marker always means the table existed; a crash before it is mended by the next ensure.
+   */
+  private async marking(
+    kind: 'replica' | 'history',
+    destination: string,
+    ensure: (existed: boolean) => Promise<void>,
+  ): Promise<void> {
+    const ledger = this.ports.ledger;
+    const key = `${kind}/${destination}`;
+    const existed = this.marked.has(key) || (await ledger?.wasEnsured(kind, destination)) === true;
+    await ensure(existed);
+    if (!existed) await ledger?.markEnsured(kind, destination);
+    if (ledger) this.marked.add(key);
   }
 
   private async schemaAt(source: string, at: Timestamp, fresh = false): Promise<TableSchema> {

@@ -9,18 +9,29 @@ import type { TableSchema } from '../domain/information-schema';
 import type { ReplicaDelete, ReplicaUpsert } from '../domain/replica-rows';
 import type { Timestamp } from '../domain/timestamp';
 
+/**
+ * How a table is ensured. `fresh` looks at the table again, bypassing what the implementation remembers, and
+ * recreates it when missing (a backfill: the repair of a deleted table). `existed` says the ledger holds
+ * evidence that the pipeline created the table before: then a missing table is not created (unless `fresh`)
+ * but refused with a permanent error naming it, since it was deleted and its rows went with it (ADR-1515).
+ */
+export interface EnsureOptions {
+  fresh?: boolean;
+  existed?: boolean;
+}
+
 /** The current-row replica of source tables. */
 export interface ReplicaSink {
   /**
    * Creates the table when missing (primary key, max staleness) and adds columns the source gained. An
-   * implementation may remember what it ensured; `fresh` looks at the table again (a backfill, which must
-   * recreate a replica table deleted since).
+   * implementation may remember what it ensured. @throws SluiceError (`permanent`) when the table is missing
+   * and `existed` but not `fresh` (see {@link EnsureOptions}).
    */
   ensureTable(
     destination: string,
     source: TableSchema,
     watchedColumns: 'all' | string[],
-    options?: { fresh?: boolean },
+    options?: EnsureOptions,
   ): Promise<void>;
   /** Writes CDC rows; resolves when every row is acknowledged. */
   write(destination: string, changes: Array<ReplicaUpsert | ReplicaDelete>): Promise<void>;
@@ -60,9 +71,14 @@ export interface HistorySink {
   /**
    * Creates the table (partitioned by commit timestamp, clustered) when missing; adds missing columns: the
    * history columns, and `enriched` (the columns a source table's lookups bring, NULLABLE). Columns are
-   * never dropped, so one source table's call leaves another's enriched columns in place.
+   * never dropped, so one source table's call leaves another's enriched columns in place. @throws SluiceError
+   * (`permanent`) when the table is missing and `existed` but not `fresh` (see {@link EnsureOptions}).
    */
-  ensureTable(destination: string, enriched?: readonly BigQueryField[]): Promise<void>;
+  ensureTable(
+    destination: string,
+    enriched?: readonly BigQueryField[],
+    options?: EnsureOptions,
+  ): Promise<void>;
   /** Fingerprint of the table's current schema; a stream created with another one is to be replaced. */
   tableSchema(destination: string): Promise<string>;
   /**

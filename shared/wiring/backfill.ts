@@ -10,6 +10,7 @@ import type { BackfillDeps } from '../app/backfill/deps';
 import { type BackfillStarter, backfillStarter } from '../app/backfill/starter';
 import { Enrichments } from '../app/enrichment/apply';
 import { EnrichmentCounters } from '../app/enrichment/counters';
+import { LedgerStore } from '../app/ledger-store';
 import type { BackfillLineage } from '../app/lineage/backfill';
 import { TableRegistry } from '../app/table-registry';
 import { type PipelineConfig, parseConfig } from '../domain/config';
@@ -73,7 +74,7 @@ export function depsFromClients(
     store,
     queue,
     ...adapters,
-    replay: replayPorts(adapters, config, log),
+    replay: replayPorts(adapters, new LedgerStore(store, config.pipeline, log), config, log),
     workerUrl: `${base}/backfills/tasks`,
     now: wallClock,
     newId: () => randomUUID().replaceAll('-', '').slice(0, 20),
@@ -102,6 +103,7 @@ function enrichmentsOf(
 /** Dead-letter replay's ports, when the adapters give a full catalog (the real ones do). */
 function replayPorts(
   adapters: ReturnType<SpannerAndBigQuery>,
+  ledger: LedgerStore,
   config: PipelineConfig,
   log: Logger,
 ): BackfillDeps['replay'] {
@@ -109,7 +111,7 @@ function replayPorts(
   if (typeof catalog.readRowsAt !== 'function' || typeof catalog.streamOptions !== 'function')
     return undefined;
   const full = catalog as SpannerCatalog;
-  const ports = { catalog: full, replica: adapters.replica, history: adapters.history };
+  const ports = { catalog: full, replica: adapters.replica, history: adapters.history, ledger };
   return { catalog: full, tables: new TableRegistry(ports, config, log) };
 }
 

@@ -8,7 +8,8 @@
  * - a replica table deleted under the running pipeline: the partition that meets its changes fails with a
  *   permanent error naming the table and the repair (GET /status), the other partition flows; after the
  *   repair it names (backfill the replica, retry the partition) BigQuery equals Spanner, no history row lost
- *   or doubled;
+ *   or doubled. The reader and scheduler processes are restarted after the drop, so the instances that meet
+ *   the missing table never saw it: the ledger's marker still tells them it was deleted, not new;
  * - a stalled reader: one history append held past the reader's lease; the status names the expired lease,
  *   the scheduler hands the partition to another reader, the stalled one's late ledger write is refused, and
  *   nothing is lost or doubled.
@@ -92,6 +93,8 @@ describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])(
         expect(await stack.waitForCatchUp(c.state.last, 60_000)).toBe(true);
         const dataset = stack.emulators.bigquery.bigquery().dataset(LOCAL.dataset);
         await dataset.table('customers').delete();
+        // Cold starts: the instances that meet the missing table have never planned it.
+        await Promise.all([stack.functions.reader!.restart(), stack.functions.scheduler!.restart()]);
         const orders = () => stack.emulators.bigquery.admin.tableRows(LOCAL.dataset, 'orders').length;
         const before = orders();
         await c.insert('customers');
@@ -109,6 +112,15 @@ describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])(
         expect(error).toMatchObject({ kind: 'permanent', state: 'failed' });
         expect(error?.message).toMatch(/BigQuery table sluice_demo\.customers was not found/);
         expect(error?.message).toMatch(/POST \/backfills/);
+        // Not recreated empty by the new instances; the scheduler's table list names it too.
+        expect((await dataset.table('customers').exists())[0]).toBe(false);
+        const planned = await until(
+          'the failing table in the status',
+          async () =>
+            (await status(stack)).tables?.find((t) => t.source === customers.name && t.state === 'failing'),
+          60_000,
+        );
+        expect(planned.reason).toMatch(/BigQuery table sluice_demo\.customers was not found/);
         // The other partition keeps flowing: orders committed after the drop arrive.
         await until('orders after the drop', async () => (orders() > before ? true : undefined), 60_000);
         expect((await status(stack)).partitions.failed).toBe(1);

@@ -8,9 +8,10 @@ import { managedwriter, protos } from '@google-cloud/bigquery-storage';
 import type { BigQueryField } from '../../domain/bigquery-schema';
 import { SluiceError } from '../../domain/errors';
 import { HISTORY_TABLE_FIELDS, HISTORY_TABLE_LAYOUT, type HistoryRow } from '../../domain/history-rows';
+import { historyTableMissing } from '../../domain/missing-table';
 import { fromEpochMillis, fromSecondsAndNanos, type Timestamp } from '../../domain/timestamp';
 import { planFields } from '../../domain/type-changes';
-import type { HistorySink, HistoryStream, OffsetAppendResult } from '../../ports/sinks';
+import type { EnsureOptions, HistorySink, HistoryStream, OffsetAppendResult } from '../../ports/sinks';
 import { type AppendLimits, DEFAULT_APPEND_LIMITS } from './default-stream';
 import { ExplicitStreamWriters } from './explicit-streams';
 import type { SinkClients } from './replica-sink';
@@ -73,15 +74,22 @@ export class BigQueryHistorySink implements HistorySink {
     );
   }
 
-  async ensureTable(destination: string, enriched: readonly BigQueryField[] = []): Promise<void> {
+  async ensureTable(
+    destination: string,
+    enriched: readonly BigQueryField[] = [],
+    options: EnsureOptions = {},
+  ): Promise<void> {
     const signature = `${destination}\u0000${JSON.stringify(enriched)}`;
-    if (this.ensured.has(signature)) return;
+    if (!options.fresh && this.ensured.has(signature)) return;
     const wanted = [...HISTORY_TABLE_FIELDS, ...enriched];
     const table = this.clients.bigquery
       .dataset(this.options.dataset, { projectId: this.options.projectId })
       .table(destination);
     const fields = await readFields(table);
     if (fields === undefined) {
+      // Created before by the pipeline and now missing: deleted, with history that exists nowhere else.
+      if (options.existed && !options.fresh)
+        throw historyTableMissing(`${this.options.dataset}.${destination}`);
       await createTable(this.clients.bigquery, this.options, destination, {
         schema: { fields: wanted.map((f) => ({ ...f })) },
         timePartitioning: { ...HISTORY_TABLE_LAYOUT.timePartitioning },

@@ -6,11 +6,12 @@ import type { BigQuery, Table, TableMetadata } from '@google-cloud/bigquery';
 import type { managedwriter } from '@google-cloud/bigquery-storage';
 import { RowsRejectedError } from '../../domain/bad-records';
 import { type BigQueryField, replicaTableSchema } from '../../domain/bigquery-schema';
-import { SluiceError } from '../../domain/errors';
+import type { SluiceError } from '../../domain/errors';
 import type { TableSchema } from '../../domain/information-schema';
+import { replicaTableMissing } from '../../domain/missing-table';
 import { type ReplicaDelete, type ReplicaUpsert, replicaWriterRow } from '../../domain/replica-rows';
 import { planFields } from '../../domain/type-changes';
-import type { ReplicaSink } from '../../ports/sinks';
+import type { EnsureOptions, ReplicaSink } from '../../ports/sinks';
 import { AppendRowsError } from './append-errors';
 import { type AppendLimits, DEFAULT_APPEND_LIMITS, DefaultStreamWriters } from './default-stream';
 import { replicatedColumns } from './replicated-columns';
@@ -62,7 +63,7 @@ export class BigQueryReplicaSink implements ReplicaSink {
     destination: string,
     source: TableSchema,
     watched: 'all' | string[],
-    options: { fresh?: boolean } = {},
+    options: EnsureOptions = {},
   ): Promise<void> {
     const schema = replicaTableSchema({
       name: source.name,
@@ -74,8 +75,10 @@ export class BigQueryReplicaSink implements ReplicaSink {
     const table = this.clients.bigquery
       .dataset(this.options.dataset, { projectId: this.options.projectId })
       .table(destination);
-    if ((await readFields(table)) === undefined)
+    if ((await readFields(table)) === undefined) {
+      if (options.existed && !options.fresh) throw this.missing(destination);
       await createTable(this.clients.bigquery, this.options, destination, this.metadata(schema));
+    }
     await this.evolve(table, destination, source, schema.fields);
     // The next append reconnects with the table's schema — also when another instance added the columns
     // (a connection opened before lacks them) — and every column of it is expected: one the Storage Write
@@ -138,14 +141,9 @@ export class BigQueryReplicaSink implements ReplicaSink {
    * The table is gone (deleted while the pipeline ran): a permanent error naming it and the repair, and it
    * is no longer taken as ensured. Recreating it here would silently leave out every row replicated before.
    */
-  private missing(destination: string, cause: unknown): SluiceError {
+  private missing(destination: string, cause?: unknown): SluiceError {
     this.ensured.delete(destination);
-    const table = `${this.options.dataset}.${destination}`;
-    return new SluiceError(
-      'permanent',
-      `BigQuery table ${table} was not found: if it was deleted while the pipeline ran, the rows replicated to it went with it. Backfill the source table replicated to it (POST /backfills with "targets": ["replica"]), which recreates and reloads ${table}, then retry the failed partitions (POST /partitions/retry)`,
-      { cause },
-    );
+    return replicaTableMissing(`${this.options.dataset}.${destination}`, cause);
   }
 
   /** Closes the Storage Write connections (the clients stay open: they belong to the caller). */

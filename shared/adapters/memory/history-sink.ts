@@ -7,8 +7,9 @@
  */
 import type { BigQueryField } from '../../domain/bigquery-schema';
 import { HISTORY_TABLE_FIELDS, type HistoryRow } from '../../domain/history-rows';
+import { historyTableMissing } from '../../domain/missing-table';
 import { fromNanos, type Timestamp } from '../../domain/timestamp';
-import type { HistorySink, HistoryStream, OffsetAppendResult } from '../../ports/sinks';
+import type { EnsureOptions, HistorySink, HistoryStream, OffsetAppendResult } from '../../ports/sinks';
 
 interface MemoryStream {
   name: string;
@@ -86,8 +87,15 @@ export class MemoryHistorySink implements HistorySink {
       });
   }
 
-  async ensureTable(destination: string, enriched: readonly BigQueryField[] = []): Promise<void> {
-    if (!this.tables.has(destination)) this.tables.set(destination, { schema: 'v1', visible: [] });
+  async ensureTable(
+    destination: string,
+    enriched: readonly BigQueryField[] = [],
+    options: EnsureOptions = {},
+  ): Promise<void> {
+    if (!this.tables.has(destination)) {
+      if (options.existed && !options.fresh) throw historyTableMissing(`memory.${destination}`);
+      this.tables.set(destination, { schema: 'v1', visible: [] });
+    }
     const table = this.table(destination);
     const have = table.enriched ?? [];
     const added = enriched.filter((f) => !have.some((h) => h.name.toLowerCase() === f.name.toLowerCase()));
@@ -95,6 +103,16 @@ export class MemoryHistorySink implements HistorySink {
     // BigQuery's fingerprint changes with the schema: streams of the older one are replaced.
     table.enriched = [...have, ...added];
     table.schema = `v1+${table.enriched.map((f) => `${f.name}:${f.type}`).join(',')}`;
+  }
+
+  /** Deletes a table, as an operator deleting it in BigQuery would (for tests). */
+  dropTable(destination: string): void {
+    this.tables.delete(destination);
+  }
+
+  /** Whether the table exists (for tests). */
+  hasTable(destination: string): boolean {
+    return this.tables.has(destination);
   }
 
   /** The enriched columns the table has (for tests). */

@@ -8,11 +8,12 @@ import { type BigQueryField, replicaTableSchema } from '../../domain/bigquery-sc
 import { compareChangeSequenceNumbers } from '../../domain/cdc-sequence';
 import { SluiceError } from '../../domain/errors';
 import type { TableSchema } from '../../domain/information-schema';
+import { replicaTableMissing } from '../../domain/missing-table';
 import type { ReplicaDelete, ReplicaUpsert } from '../../domain/replica-rows';
 import type { Timestamp } from '../../domain/timestamp';
 import { planFields } from '../../domain/type-changes';
 import type { WriterValue } from '../../domain/value-mapping';
-import type { CompletenessSink, ReplicaSink } from '../../ports/sinks';
+import type { CompletenessSink, EnsureOptions, ReplicaSink } from '../../ports/sinks';
 import { replicatedColumns } from '../bigquery/replicated-columns';
 
 type Row = Record<string, WriterValue>;
@@ -38,11 +39,21 @@ class Faults {
 /** In-memory {@link ReplicaSink}. */
 export class MemoryReplicaSink implements ReplicaSink {
   private readonly tables = new Map<string, ReplicaTable>();
+
+  /** Deletes a table, as an operator deleting it in BigQuery would (for tests). */
+  dropTable(destination: string): void {
+    this.tables.delete(destination);
+  }
   private readonly faults = new Faults();
   /** Counts of calls, for tests. */
   readonly calls = { ensureTable: 0, write: 0 };
 
-  async ensureTable(destination: string, source: TableSchema, watched: 'all' | string[]): Promise<void> {
+  async ensureTable(
+    destination: string,
+    source: TableSchema,
+    watched: 'all' | string[],
+    options: EnsureOptions = {},
+  ): Promise<void> {
     this.calls.ensureTable++;
     const schema = replicaTableSchema({
       name: source.name,
@@ -51,6 +62,7 @@ export class MemoryReplicaSink implements ReplicaSink {
     });
     const table = this.tables.get(destination);
     if (!table) {
+      if (options.existed && !options.fresh) throw replicaTableMissing(`memory.${destination}`);
       this.tables.set(destination, { ...schema, entries: new Map() });
       return;
     }

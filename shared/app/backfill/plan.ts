@@ -95,10 +95,10 @@ async function ensureSinks(deps: BackfillDeps, tables: ResolvedTable[], at: Time
   for (const t of tables) {
     const lookups = await backfillLookups(deps, t.schema, at);
     const enriched = withEnrichedColumns(planReplica(t.schema, t.watched), lookups);
-    // Fresh: a replica table deleted under the pipeline is recreated here (the repair its failure names).
+    // Fresh: a table deleted under the pipeline is recreated here (the repair its failure names, ADR-1515).
     if (t.replica)
       await deps.replica.ensureTable(t.replica, enriched.schema, enriched.watched, { fresh: true });
-    if (t.history) await deps.history.ensureTable(t.history, enriched.fields);
+    if (t.history) await deps.history.ensureTable(t.history, enriched.fields, { fresh: true });
   }
 }
 

@@ -81,6 +81,9 @@ export function ledgerPaths(pipeline: string) {
     partition: (epoch: number, id: string) => `${root}partitions/e${epoch}/${id}.json`,
     /** One backfill job. */
     backfill: (jobId: string) => `${root}backfills/${jobId}.json`,
+    /** Marker that the pipeline ensured a BigQuery table (ADR-1515): written once, never changed. */
+    ensured: (kind: 'replica' | 'history', destination: string) =>
+      `${root}ensured/${kind}/${encodeURIComponent(destination)}`,
   };
 }
 

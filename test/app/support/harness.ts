@@ -15,7 +15,7 @@ import { type PipelineConfigInput, parseConfigObject } from '../../../shared/dom
 import { createLogger } from '../../../shared/domain/log';
 import { addMillis, formatTimestamp, parseTimestamp, type Timestamp } from '../../../shared/domain/timestamp';
 import type { ObjectStore } from '../../../shared/ports/object-store';
-import type { HistorySink } from '../../../shared/ports/sinks';
+import type { HistorySink, ReplicaSink } from '../../../shared/ports/sinks';
 import type { TaskRequest } from '../../../shared/ports/task-queue';
 import { MemoryCompleteness, MemoryHistory, MemoryReplica, ScriptCatalog } from './ports';
 import { ScriptedStream } from './script';
@@ -28,6 +28,8 @@ export interface HarnessOptions {
   roots?: number;
   /** Another history sink than the in-memory one (e.g. BigQuery on the emulator). */
   historySink?: HistorySink;
+  /** Another replica sink than the recording one (e.g. the in-memory sink that keeps tables). */
+  replicaSink?: ReplicaSink;
 }
 
 export class Harness {
@@ -43,6 +45,7 @@ export class Harness {
   readonly completeness = new MemoryCompleteness();
   readonly lines: Array<Record<string, unknown>> = [];
   private readonly historySink: HistorySink;
+  private readonly replicaSink: ReplicaSink;
   /** Settings of the readers and schedulers made from now on (see {@link reconfigure}). */
   settings: AppSettings;
   private readonly configInput: PipelineConfigInput;
@@ -53,6 +56,7 @@ export class Harness {
   constructor(options: HarnessOptions = {}) {
     this.store = options.store ?? this.memStore;
     this.historySink = options.historySink ?? this.history;
+    this.replicaSink = options.replicaSink ?? this.replica;
     this.script = new ScriptedStream(T0, options.roots ?? 2);
     this.catalog = new ScriptCatalog(this.script);
     this.configInput = {
@@ -111,8 +115,9 @@ export class Harness {
   }
 
   ports() {
-    const { ledger, catalog, queue, replica, completeness, deadLetters } = this;
+    const { ledger, catalog, queue, completeness, deadLetters } = this;
     const history = this.historySink;
+    const replica = this.replicaSink;
     return { ledger, catalog, source: this.script, queue, replica, history, completeness, deadLetters };
   }
 

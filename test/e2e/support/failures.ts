@@ -13,6 +13,7 @@ export interface Status {
   partitions: { failed: number; total: number };
   lastErrors: Array<{ partition?: string; kind: string; message: string; state?: string; failures?: number }>;
   stalled?: Array<{ partition: string; holder: string; leaseExpiredAt: string; secondsPastLease: number }>;
+  tables?: Array<{ source: string; state: string; reason?: string }>;
 }
 
 /** `GET /status` on the backfill function. */
