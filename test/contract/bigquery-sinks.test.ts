@@ -238,6 +238,26 @@ describe('BigQuery sinks with the official clients', () => {
     await harness.close?.();
   });
 
+  it('a history table deleted under a running instance is a permanent error naming it and the repair', async () => {
+    const { history, bigquery, dataset } = await bigQueryHarness();
+    await history.ensureTable('singers_history', []);
+    const first = await history.createStream('singers_history', 'committed');
+    expect(first.name).toBeTruthy();
+    await bigquery.dataset(dataset).table('singers_history').delete();
+    // The instance ensured the table before: its next stream meets NOT_FOUND, named, not a generic error.
+    const failure = await history.createStream('singers_history', 'committed').catch((e: unknown) => e);
+    expect(failure).toMatchObject({ kind: 'permanent' });
+    expect((failure as Error).message).toMatch(
+      new RegExp(
+        `history table ${dataset}\\.singers_history was not found .*POST /backfills.*POST /partitions/retry`,
+      ),
+    );
+    // Forgotten as ensured: a fresh ensure (a backfill's) recreates it, and streams open again.
+    await history.ensureTable('singers_history', [], { fresh: true });
+    expect((await history.createStream('singers_history', 'committed')).name).toBeTruthy();
+    history.close();
+  });
+
   it('re-establishes a dropped connection on the next write', async () => {
     const { replica, harness, dataset } = await bigQueryHarness();
     await replica.ensureTable('singers', singers(), 'all');

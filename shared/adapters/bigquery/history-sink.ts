@@ -110,13 +110,20 @@ export class BigQueryHistorySink implements HistorySink {
 
   async createStream(destination: string, type: 'committed' | 'pending'): Promise<HistoryStream> {
     const path = this.path(destination);
-    const stream = await this.clients.writer.createWriteStreamFullResponse(
-      {
-        streamType: type === 'committed' ? managedwriter.CommittedStream : managedwriter.PendingStream,
-        destinationTable: path,
-      },
-      CREATE_RETRY,
-    );
+    const stream = await this.clients.writer
+      .createWriteStreamFullResponse(
+        {
+          streamType: type === 'committed' ? managedwriter.CommittedStream : managedwriter.PendingStream,
+          destinationTable: path,
+        },
+        CREATE_RETRY,
+      )
+      .catch((err: unknown) => {
+        // The table this instance ensured is gone (its streams went with it): deleted under the pipeline.
+        if ((err as { code?: unknown } | null)?.code !== NOT_FOUND) throw err;
+        for (const s of this.ensured) if (s.startsWith(`${destination}\u0000`)) this.ensured.delete(s);
+        throw historyTableMissing(`${this.options.dataset}.${destination}`);
+      });
     if (!stream.name) throw new SluiceError('retryable', `CreateWriteStream on ${path} returned no name`);
     // The fingerprint comes from the same read `tableSchema` makes (not the creation answer), so the two can
     // only differ when the table's schema really changed: a difference in how the two answers render one
