@@ -4,17 +4,10 @@
  * rules (keyed by method name) apply before a handler runs; a `drop` answers UNAVAILABLE, as a lost
  * connection looks to the client.
  */
-import {
-  Server,
-  ServerCredentials,
-  type ServerUnaryCall,
-  type ServiceError,
-  type sendUnaryData,
-  status,
-  type UntypedServiceImplementation,
-} from '@grpc/grpc-js';
+import { Server, ServerCredentials, status, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import type { Struct } from '../../../shared/domain/lineage/struct';
-import { type FaultInjector, sleep } from '../common/faults';
+import type { FaultInjector } from '../common/faults';
+import { unaryWithFaults } from '../common/grpc-unary';
 import { lineageService } from './proto';
 import { LineageError, type LineageState, type StoredLink } from './state';
 
@@ -91,27 +84,6 @@ export function lineageHandlers(state: LineageState): Record<string, Handler> {
   };
 }
 
-function serviceError(code: number, message: string): Partial<ServiceError> {
-  return { code, details: message, message };
-}
-
-function wrap(method: string, handler: Handler, faults: FaultInjector) {
-  return (call: ServerUnaryCall<Req, unknown>, callback: sendUnaryData<unknown>) => {
-    const run = async () => {
-      const fault = faults.take(method);
-      if (fault?.delayMs) await sleep(fault.delayMs);
-      if (fault?.drop) return callback(serviceError(status.UNAVAILABLE, 'connection dropped (injected)'));
-      if (fault?.code !== undefined)
-        return callback(serviceError(fault.code, fault.message ?? 'injected fault'));
-      callback(null, handler(call.request));
-    };
-    run().catch((err: unknown) => {
-      if (err instanceof LineageError) callback(serviceError(err.code, err.message));
-      else callback(serviceError(status.INTERNAL, err instanceof Error ? err.message : String(err)));
-    });
-  };
-}
-
 /** Starts the server on loopback; every method without a handler answers UNIMPLEMENTED. */
 export async function startLineageGrpc(
   state: LineageState,
@@ -124,7 +96,7 @@ export async function startLineageGrpc(
   for (const [key, def] of Object.entries(service)) {
     const name = def.path.slice(def.path.lastIndexOf('/') + 1);
     const handler = handlers[name];
-    if (handler) impl[key] = wrap(name, handler, faults);
+    if (handler) impl[key] = unaryWithFaults(name, handler, faults, LineageError);
   }
   const server = new Server();
   server.addService(service, impl);

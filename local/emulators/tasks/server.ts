@@ -3,40 +3,12 @@
  * `CreateTask`) before the handler runs. gRPC offers a server no way to cut one call's connection, so a
  * `drop` rule answers UNAVAILABLE, which is what the client sees when a connection is lost.
  */
-import {
-  Server,
-  ServerCredentials,
-  type ServerUnaryCall,
-  type ServiceError,
-  type sendUnaryData,
-  status,
-  type UntypedServiceImplementation,
-} from '@grpc/grpc-js';
-import { type FaultInjector, sleep } from '../common/faults';
+import { Server, ServerCredentials, type UntypedServiceImplementation } from '@grpc/grpc-js';
+import type { FaultInjector } from '../common/faults';
+import { unaryWithFaults } from '../common/grpc-unary';
 import { cloudTasksService } from './proto';
-import type { Handler, Req } from './service';
+import type { Handler } from './service';
 import { TasksError } from './wire';
-
-function serviceError(code: number, message: string): Partial<ServiceError> {
-  return { code, details: message, message };
-}
-
-function wrap(method: string, handler: Handler, faults: FaultInjector) {
-  return (call: ServerUnaryCall<Req, unknown>, callback: sendUnaryData<unknown>) => {
-    const run = async () => {
-      const fault = faults.take(method);
-      if (fault?.delayMs) await sleep(fault.delayMs);
-      if (fault?.drop) return callback(serviceError(status.UNAVAILABLE, 'connection dropped (injected)'));
-      if (fault?.code !== undefined)
-        return callback(serviceError(fault.code, fault.message ?? 'injected fault'));
-      callback(null, handler(call.request));
-    };
-    run().catch((err: unknown) => {
-      if (err instanceof TasksError) callback(serviceError(err.code, err.message));
-      else callback(serviceError(status.INTERNAL, err instanceof Error ? err.message : String(err)));
-    });
-  };
-}
 
 /** Starts the server on loopback; resolves to its `host:port` and a stop function. */
 export async function startTasksGrpc(
@@ -49,7 +21,7 @@ export async function startTasksGrpc(
   for (const [key, def] of Object.entries(service)) {
     const name = def.path.slice(def.path.lastIndexOf('/') + 1);
     const handler = handlers[name];
-    if (handler) impl[key] = wrap(name, handler, faults);
+    if (handler) impl[key] = unaryWithFaults(name, handler, faults, TasksError);
   }
   const server = new Server();
   server.addService(service, impl);
