@@ -5,6 +5,7 @@
 import type { AdminRoute } from '../common/admin-http';
 import { type ChangeStreamEngine, createChangeStreamEngine } from './change-streams/engine';
 import type { ChurnEvent } from './change-streams/partitions';
+import type { QueryHold } from './change-streams/query-faults';
 import type { ChangeStreamHooks } from './hooks';
 import type { EmulatorOptions } from './state';
 import type { Dialect } from './tokenizer';
@@ -33,6 +34,16 @@ export interface ChangeStreamControls {
   churnNow(opts?: { database?: string; stream?: string }): ChurnEvent[];
   /** The next change-stream query (of every database, or of `database`) ends after `k` records with `code`. */
   endChangeStreamQueryAfter(k: number, code: number, opts?: { database?: string; message?: string }): void;
+  /**
+   * The next partition query (of every database, or of `database`; of `partition`, when given) that sends its
+   * child-partitions record stays open right after it until `releaseChangeStreamQuery(id)`: a reader stalled
+   * after it read the record. Returns the hold's id.
+   */
+  holdChangeStreamQueryAfterEnd(opts?: { database?: string; partition?: string }): number;
+  /** Lets the query held by hold `id` end (or disarms it); false when no engine has that hold. */
+  releaseChangeStreamQuery(id: number): boolean;
+  /** Every hold of every engine: which partition it held (`held`), whether it was released. */
+  changeStreamHolds(): QueryHold[];
   /** The engine of one database, when the default engine is in use. */
   changeStreamEngine(database: string): ChangeStreamEngine | undefined;
 }
@@ -68,11 +79,20 @@ export function wireChangeStreams(
     return engine;
   };
   const factory = options.changeStreams === false ? undefined : (options.changeStreams ?? defaultFactory);
+  let holds = 0;
   const controls: ChangeStreamControls = {
     churnNow: (opts = {}) => selected(opts.database).flatMap((e) => e.admin.churnNow(opts.stream)),
     endChangeStreamQueryAfter: (k, code, opts = {}) => {
       for (const e of selected(opts.database)) e.admin.endQueryAfter(k, code, opts.message);
     },
+    holdChangeStreamQueryAfterEnd: (opts = {}) => {
+      const id = ++holds;
+      for (const e of selected(opts.database)) e.admin.holdQueryAfterEnd(id, opts.partition);
+      return id;
+    },
+    releaseChangeStreamQuery: (id) =>
+      [...engines.values()].map((e) => e.admin.releaseQuery(id)).some((released) => released),
+    changeStreamHolds: () => [...engines.values()].flatMap((e) => e.admin.queryHolds()),
     changeStreamEngine: (database) => engines.get(database),
   };
   const routes: Record<string, AdminRoute> = {
@@ -85,6 +105,15 @@ export function wireChangeStreams(
       controls.endChangeStreamQueryAfter(Number(b.k), Number(b.code), b);
       return {};
     },
+    'POST /change-streams/hold-after-end': (body) => {
+      const b = (body ?? {}) as { database?: string; partition?: string };
+      return { id: controls.holdChangeStreamQueryAfterEnd(b) };
+    },
+    'POST /change-streams/release': (body) => {
+      const b = (body ?? {}) as { id?: number };
+      return { released: controls.releaseChangeStreamQuery(Number(b.id)) };
+    },
+    'GET /change-streams/holds': () => controls.changeStreamHolds(),
   };
   return {
     factory,

@@ -3,7 +3,7 @@
  * periodic churn timer that mimics the service replacing partitions on its own.
  */
 import type { ChurnEvent } from './partitions';
-import type { QueryFaults } from './query-faults';
+import type { QueryFaults, QueryHold } from './query-faults';
 import type { StreamRegistry } from './registry';
 
 /** A partition as the admin handle reports it. */
@@ -23,6 +23,15 @@ export interface ChangeStreamAdmin {
   churnNow(stream?: string): ChurnEvent[];
   /** The next change-stream query returns `k` rows, then fails with `code`. */
   endQueryAfter(k: number, code: number, message?: string): void;
+  /**
+   * Hold `id`: the next partition query (of `partition`, when given) that sends its child-partitions record
+   * stays open after it until `releaseQuery(id)`.
+   */
+  holdQueryAfterEnd(id: number, partition?: string): void;
+  /** Lets the query held by hold `id` end; false when this engine has no such hold. */
+  releaseQuery(id: number): boolean;
+  /** Every hold of this engine. */
+  queryHolds(): QueryHold[];
   /** Every partition of every stream (or of `stream`). */
   partitions(stream?: string): PartitionInfo[];
   /** Stops the churn timer. */
@@ -61,9 +70,13 @@ export function createAdmin(parts: {
   return {
     churnNow: parts.churn,
     endQueryAfter: (k, code, message) => parts.faults.endAfter(k, code, message),
+    holdQueryAfterEnd: (id, partition) => parts.faults.holdAfterEnd(id, partition),
+    releaseQuery: (id) => parts.faults.release(id),
+    queryHolds: () => parts.faults.holds(),
     partitions: (only) => partitionInfos(parts.registry, only),
     close: () => {
       if (parts.timer) clearInterval(parts.timer);
+      parts.faults.releaseAll();
     },
   };
 }

@@ -38,7 +38,8 @@ export function routeChangeStreamQuery(request: QueryRequest, ctx: RouteContext)
   const { args, nowNs } = boundArguments(request, pg, ref, live, ctx.now);
   validateTransport(request.transaction, true);
   const rows = executeQuery(args, args.startNs ?? nowNs, live, execEnv(request, live, ctx));
-  return { metadata: queryMetadata(pg, ref.tvfName), rows: ctx.faults.render(rows, pg) };
+  const rendered = ctx.faults.render(rows, pg, args.token ?? undefined);
+  return { metadata: queryMetadata(pg, ref.tvfName), rows: rendered };
 }
 
 /** Binds the TVF arguments to the query's parameters and checks them against the stream, at one `now`. */
