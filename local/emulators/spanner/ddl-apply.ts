@@ -7,11 +7,49 @@ import { addColumn, alterColumn, checkGeneratedColumn, dropColumn } from './ddl-
 import type { DdlAction } from './ddl-parse';
 import type { Generator } from './generated';
 import { Code, SpannerError } from './hooks';
+import { checkSchemaName, schemaOf } from './names';
 import type { Schema } from './schema';
 import type { Storage } from './storage';
 
 function precondition(message: string): never {
   throw new SpannerError(Code.FAILED_PRECONDITION, message);
+}
+
+/** A name's schema must exist: NOT_FOUND `Schema not found: sch`, as the service answers. */
+function requireSchema(schema: Schema, name: string): void {
+  const named = schemaOf(name);
+  if (named && !schema.namedSchemas.has(named.toLowerCase()))
+    throw new SpannerError(Code.NOT_FOUND, `Schema not found: ${named}`);
+}
+
+function createSchema(schema: Schema, a: Extract<DdlAction, { kind: 'createSchema' }>): void {
+  const key = a.name.toLowerCase();
+  if (schema.namedSchemas.has(key) && a.ifNotExists) return;
+  checkSchemaName(a.name);
+  // Schemas share the database's one namespace with tables and indexes.
+  if (schema.namedSchemas.has(key) || schema.find(a.name) || schema.indexesByName.has(key))
+    precondition(`Duplicate name in schema: ${a.name}.`);
+  schema.namedSchemas.set(key, a.name);
+}
+
+function dropSchema(schema: Schema, a: Extract<DdlAction, { kind: 'dropSchema' }>): void {
+  const key = a.name.toLowerCase();
+  const name = schema.namedSchemas.get(key);
+  if (name === undefined) {
+    if (a.ifExists) return;
+    throw new SpannerError(Code.NOT_FOUND, `Schema not found: ${a.name}`);
+  }
+  const inSchema = (n: string) => schemaOf(n)?.toLowerCase() === key;
+  const tables = [...schema.tablesByName.values()].map((t) => t.name).filter(inSchema);
+  const indexes = [...schema.indexesByName.values()].map((i) => i.name).filter(inSchema);
+  if (tables.length || indexes.length) {
+    const lines = [
+      ...(tables.length ? [`Dependent tables:${tables.join(', ')}`] : []),
+      ...(indexes.length ? [`Dependent indexes:${indexes.join(', ')}`] : []),
+    ];
+    precondition(`Cannot drop schema ${name} while it has dependencies.\n${lines.join('\n')}`);
+  }
+  schema.namedSchemas.delete(key);
 }
 
 function createTable(
@@ -25,6 +63,8 @@ function createTable(
     if (a.ifNotExists) return;
     precondition(`Duplicate name in schema: ${t.name}.`);
   }
+  requireSchema(schema, t.name);
+  if (schema.namedSchemas.has(t.name.toLowerCase())) precondition(`Duplicate name in schema: ${t.name}.`);
   for (const c of t.columns) checkGeneratedColumn(c);
   if (t.columns.some((c) => c.generated)) gen.validate(t);
   for (const k of t.primaryKey) {
@@ -51,6 +91,8 @@ function createIndex(schema: Schema, a: Extract<DdlAction, { kind: 'createIndex'
     if (a.ifNotExists) return;
     precondition(`Duplicate name in schema: ${i.name}.`);
   }
+  requireSchema(schema, i.name);
+  if (schema.namedSchemas.has(i.name.toLowerCase())) precondition(`Duplicate name in schema: ${i.name}.`);
   const t = schema.get(i.table);
   i.table = t.name;
   for (const k of [...i.keys, ...i.storing.map((name) => ({ name }))]) schema.column(t, k.name);
@@ -104,6 +146,12 @@ export function applyDdl(schema: Schema, storage: Storage, gen: Generator, a: Dd
       return;
     case 'setOption':
       setOption(schema, a.name, a.value);
+      return;
+    case 'createSchema':
+      createSchema(schema, a);
+      return;
+    case 'dropSchema':
+      dropSchema(schema, a);
   }
 }
 

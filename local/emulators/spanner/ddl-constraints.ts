@@ -4,6 +4,7 @@
  * rather than half-emulated.
  */
 import { Code, SpannerError } from './hooks';
+import { readName } from './names';
 import type { CheckConstraint, ForeignKey, Table } from './schema';
 import { closingParen, type Dialect, identName, isOp, isWord, splitTopLevel, type Token } from './tokenizer';
 
@@ -26,8 +27,8 @@ function parseForeignKey(part: Token[], i: number, d: Dialect, name: string): Fo
   if (!isWord(part[i + 1], 'KEY')) syntax('expected FOREIGN KEY');
   const [columns, afterCols] = parenNames(part, i + 2, d);
   if (!isWord(part[afterCols], 'REFERENCES')) syntax('expected REFERENCES');
-  const referencedTable = identName(part[afterCols + 1], d);
-  const [referencedColumns, after] = parenNames(part, afterCols + 2, d);
+  const [referencedTable, afterTable] = readName(part, afterCols + 1, d);
+  const [referencedColumns, after] = parenNames(part, afterTable, d);
   const fk: ForeignKey = { name, columns, referencedTable, referencedColumns, enforced: true };
   for (let j = after; j < part.length; j++) {
     if (isWord(part[j], 'ON') && isWord(part[j + 1], 'DELETE')) {

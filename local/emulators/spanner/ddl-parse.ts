@@ -4,6 +4,7 @@
  */
 import { addTableConstraint, isTableConstraint } from './ddl-constraints';
 import { Code, SpannerError } from './hooks';
+import { readName, schemaOf } from './names';
 import type { Column, Index, KeyPart, Table } from './schema';
 import {
   closingParen,
@@ -26,7 +27,9 @@ export type DdlAction =
   | { kind: 'addColumn'; table: string; column: Column }
   | { kind: 'dropColumn'; table: string; column: string }
   | { kind: 'alterColumn'; table: string; column: string; change: ColumnChange }
-  | { kind: 'setOption'; name: string; value: string };
+  | { kind: 'setOption'; name: string; value: string }
+  | { kind: 'createSchema'; name: string; ifNotExists: boolean }
+  | { kind: 'dropSchema'; name: string; ifExists: boolean };
 
 function unsupported(what: string): never {
   throw new SpannerError(Code.UNIMPLEMENTED, `The emulator does not support this DDL: ${what}`);
@@ -115,8 +118,7 @@ function parseInterleave(tokens: Token[], i: number, d: Dialect, table: Table): 
   if (!isWord(tokens[i + 1], 'IN')) syntax('expected INTERLEAVE IN');
   let j = i + 2;
   if (isWord(tokens[j], 'PARENT')) j++;
-  table.parent = identName(tokens[j], d);
-  j++;
+  [table.parent, j] = readName(tokens, j, d);
   if (isWord(tokens[j], 'ON') && isWord(tokens[j + 1], 'DELETE')) {
     table.onDeleteCascade = isWord(tokens[j + 2], 'CASCADE');
     j += table.onDeleteCascade ? 3 : 4;
@@ -128,8 +130,8 @@ function parseCreateTable(tokens: Token[], d: Dialect, statement: string): DdlAc
   let i = 2;
   const ifNotExists = isWord(tokens[i], 'IF');
   if (ifNotExists) i += 3;
-  const name = identName(tokens[i], d);
-  const [body, after] = parenList(tokens, i + 1);
+  const [name, afterName] = readName(tokens, i, d);
+  const [body, after] = parenList(tokens, afterName);
   const pk: KeyPart[] = [];
   const columns: Column[] = [];
   const constraints: Token[][] = [];
@@ -163,10 +165,14 @@ function parseCreateIndex(tokens: Token[], d: Dialect): DdlAction {
   i++; // INDEX
   const ifNotExists = isWord(tokens[i], 'IF');
   if (ifNotExists) i += 3;
-  const name = identName(tokens[i], d);
-  if (!isWord(tokens[i + 1], 'ON')) syntax('expected ON after the index name');
-  const table = identName(tokens[i + 2], d);
-  const [keys, after] = parenList(tokens, i + 3);
+  const [written, afterName] = readName(tokens, i, d);
+  if (!isWord(tokens[afterName], 'ON')) syntax('expected ON after the index name');
+  const [table, afterTable] = readName(tokens, afterName + 1, d);
+  const [keys, after] = parenList(tokens, afterTable);
+  // PostgreSQL puts an index in its table's schema (`CREATE INDEX i ON sch.t` makes `sch.i`).
+  const tableSchema = schemaOf(table);
+  const name =
+    d === 'POSTGRESQL' && tableSchema && !schemaOf(written) ? `${tableSchema}.${written}` : written;
   const index: Index = { name, table, unique, nullFiltered, keys: parseKeyList(keys, d), storing: [] };
   let j = after;
   while (j < tokens.length) {
@@ -175,10 +181,9 @@ function parseCreateIndex(tokens: Token[], d: Dialect): DdlAction {
       index.storing = splitTopLevel(cols).map((p) => identName(p[0], d));
       j = end;
     } else if (isOp(tokens[j], ',')) j++;
-    else if (isWord(tokens[j], 'INTERLEAVE') && isWord(tokens[j + 1], 'IN')) {
-      index.interleaveIn = identName(tokens[j + 2], d);
-      j += 3;
-    } else unsupported(`CREATE INDEX clause ${tokens[j]?.value}`);
+    else if (isWord(tokens[j], 'INTERLEAVE') && isWord(tokens[j + 1], 'IN'))
+      [index.interleaveIn, j] = readName(tokens, j + 2, d);
+    else unsupported(`CREATE INDEX clause ${tokens[j]?.value}`);
   }
   return { kind: 'createIndex', index, ifNotExists };
 }
@@ -217,20 +222,21 @@ function parseAlterColumn(tokens: Token[], d: Dialect): ColumnChange {
 }
 
 function parseAlterTable(tokens: Token[], d: Dialect, statement: string): DdlAction {
-  const table = identName(tokens[2], d);
-  let i = 4;
+  const [table, verbAt] = readName(tokens, 2, d);
+  const verb = tokens[verbAt];
+  let i = verbAt + 1;
   if (isWord(tokens[i], 'COLUMN')) i++;
-  if (isWord(tokens[3], 'ADD'))
+  if (isWord(verb, 'ADD'))
     return { kind: 'addColumn', table, column: parseColumn(tokens.slice(i), d, [], statement) };
-  if (isWord(tokens[3], 'DROP')) return { kind: 'dropColumn', table, column: identName(tokens[i], d) };
-  if (isWord(tokens[3], 'ALTER'))
+  if (isWord(verb, 'DROP')) return { kind: 'dropColumn', table, column: identName(tokens[i], d) };
+  if (isWord(verb, 'ALTER'))
     return {
       kind: 'alterColumn',
       table,
       column: identName(tokens[i], d),
       change: parseAlterColumn(tokens.slice(i + 1), d),
     };
-  return unsupported(`ALTER TABLE ... ${tokens[3]?.value ?? ''}`);
+  return unsupported(`ALTER TABLE ... ${verb?.value ?? ''}`);
 }
 
 function parseAlterDatabase(tokens: Token[]): DdlAction {
@@ -245,10 +251,23 @@ function parseAlterDatabase(tokens: Token[]): DdlAction {
 
 function parseDrop(tokens: Token[], d: Dialect): DdlAction {
   const ifExists = isWord(tokens[2], 'IF') && isWord(tokens[3], 'EXISTS');
-  const name = identName(tokens[ifExists ? 4 : 2], d);
+  const [name, after] = readName(tokens, ifExists ? 4 : 2, d);
+  if (isWord(tokens[1], 'SCHEMA')) {
+    // PostgreSQL's CASCADE / RESTRICT: RESTRICT is what the service does (a schema with objects is refused).
+    if (after < tokens.length && !isWord(tokens[after], 'RESTRICT'))
+      unsupported(`DROP SCHEMA ... ${tokens[after]?.value ?? ''}`);
+    return { kind: 'dropSchema', name, ifExists };
+  }
   if (isWord(tokens[1], 'TABLE')) return { kind: 'dropTable', name, ifExists };
   if (isWord(tokens[1], 'INDEX')) return { kind: 'dropIndex', name, ifExists };
   return unsupported(`DROP ${tokens[1]?.value ?? ''}`);
+}
+
+function parseCreateSchema(tokens: Token[], d: Dialect): DdlAction {
+  const ifNotExists = isWord(tokens[2], 'IF') && isWord(tokens[3], 'NOT') && isWord(tokens[4], 'EXISTS');
+  const [name, after] = readName(tokens, ifNotExists ? 5 : 2, d);
+  if (after < tokens.length) unsupported(`CREATE SCHEMA ... ${tokens[after]?.value ?? ''}`);
+  return { kind: 'createSchema', name, ifNotExists };
 }
 
 /** Parses one DDL statement. */
@@ -257,6 +276,7 @@ export function parseDdl(statement: string, d: Dialect): DdlAction {
   const tokens = tokenize(text, d);
   const [a, b, c] = tokens;
   if (isWord(a, 'CREATE') && isWord(b, 'TABLE')) return parseCreateTable(tokens, d, text);
+  if (isWord(a, 'CREATE') && isWord(b, 'SCHEMA')) return parseCreateSchema(tokens, d);
   if (isWord(a, 'CREATE') && (isWord(b, 'INDEX') || isWord(b, 'UNIQUE') || isWord(b, 'NULL_FILTERED')))
     return parseCreateIndex(tokens, d);
   if (isWord(a, 'ALTER') && isWord(b, 'TABLE')) return parseAlterTable(tokens, d, text);

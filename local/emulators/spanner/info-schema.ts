@@ -5,6 +5,7 @@
  */
 import type BetterSqlite3 from 'better-sqlite3';
 import type { ChangeStreamHooks, SpannerTypeJson, WireValue } from './hooks';
+import { splitName } from './names';
 import type { Schema } from './schema';
 import { qi } from './storage';
 import { pgDataType, spannerTypeName } from './types';
@@ -35,6 +36,8 @@ const HOOK_VIEWS = [
 ];
 
 type Rec = Record<string, WireValue>;
+/** The default schema's catalog and schema name. */
+type Base = { TABLE_CATALOG: string; TABLE_SCHEMA: string };
 
 function columnsOf(view: string): Array<[string, Kind]> {
   return (VIEWS[view] ?? '').split(' ').map((c) => c.split(':') as [string, Kind]);
@@ -124,17 +127,19 @@ export class InformationSchema {
     const pg = this.schema.dialect === 'POSTGRESQL';
     const base = { TABLE_CATALOG: pg ? this.catalog : '', TABLE_SCHEMA: pg ? 'public' : '' };
     const tables = [...this.schema.tablesByName.values()];
+    const named = (name: string) => this.named(base, name);
     switch (view) {
       case 'SCHEMATA':
-        return [
-          { CATALOG_NAME: base.TABLE_CATALOG, SCHEMA_NAME: base.TABLE_SCHEMA, EFFECTIVE_TIMESTAMP: null },
-        ];
+        return [base.TABLE_SCHEMA, ...this.schema.namedSchemas.values()].map((n) => ({
+          CATALOG_NAME: base.TABLE_CATALOG,
+          SCHEMA_NAME: n,
+          EFFECTIVE_TIMESTAMP: null,
+        }));
       case 'TABLES':
         return tables.map((t) => ({
-          ...base,
-          TABLE_NAME: t.name,
+          ...named(t.name),
           TABLE_TYPE: 'BASE TABLE',
-          PARENT_TABLE_NAME: t.parent ?? null,
+          PARENT_TABLE_NAME: t.parent ? splitName(t.parent)[1] : null,
           ON_DELETE_ACTION: t.parent ? (t.onDeleteCascade ? 'CASCADE' : 'NO ACTION') : null,
           SPANNER_STATE: 'COMMITTED',
           INTERLEAVE_TYPE: t.parent ? 'IN PARENT' : null,
@@ -142,8 +147,7 @@ export class InformationSchema {
       case 'COLUMNS':
         return tables.flatMap((t) =>
           t.columns.map((c, i) => ({
-            ...base,
-            TABLE_NAME: t.name,
+            ...named(t.name),
             COLUMN_NAME: c.name,
             ORDINAL_POSITION: String(i + 1),
             DATA_TYPE: pg ? pgDataType(c.ct) : null,
@@ -159,10 +163,9 @@ export class InformationSchema {
       case 'TABLE_CONSTRAINTS':
         return tables.map((t) => ({
           CONSTRAINT_CATALOG: base.TABLE_CATALOG,
-          CONSTRAINT_SCHEMA: base.TABLE_SCHEMA,
-          CONSTRAINT_NAME: `PK_${t.name}`,
-          ...base,
-          TABLE_NAME: t.name,
+          CONSTRAINT_SCHEMA: named(t.name).TABLE_SCHEMA,
+          CONSTRAINT_NAME: `PK_${splitName(t.name)[1]}`,
+          ...named(t.name),
           CONSTRAINT_TYPE: 'PRIMARY KEY',
           IS_DEFERRABLE: 'NO',
           INITIALLY_DEFERRED: 'NO',
@@ -172,10 +175,9 @@ export class InformationSchema {
         return tables.flatMap((t) =>
           t.primaryKey.map((k, i) => ({
             CONSTRAINT_CATALOG: base.TABLE_CATALOG,
-            CONSTRAINT_SCHEMA: base.TABLE_SCHEMA,
-            CONSTRAINT_NAME: `PK_${t.name}`,
-            ...base,
-            TABLE_NAME: t.name,
+            CONSTRAINT_SCHEMA: named(t.name).TABLE_SCHEMA,
+            CONSTRAINT_NAME: `PK_${splitName(t.name)[1]}`,
+            ...named(t.name),
             COLUMN_NAME: k.name,
             ORDINAL_POSITION: String(i + 1),
           })),
@@ -189,24 +191,22 @@ export class InformationSchema {
     }
   }
 
-  private indexRows(base: Rec): Rec[] {
+  private indexRows(base: Base): Rec[] {
     const pks = [...this.schema.tablesByName.values()].map((t) => ({
-      ...base,
-      TABLE_NAME: t.name,
+      ...this.named(base, t.name),
       INDEX_NAME: 'PRIMARY_KEY',
       INDEX_TYPE: 'PRIMARY_KEY',
-      PARENT_TABLE_NAME: t.parent ?? '',
+      PARENT_TABLE_NAME: t.parent ? splitName(t.parent)[1] : '',
       IS_UNIQUE: this.bool(true),
       IS_NULL_FILTERED: this.bool(false),
       INDEX_STATE: null,
       SPANNER_IS_MANAGED: this.bool(false),
     }));
     const secondary = [...this.schema.indexesByName.values()].map((i) => ({
-      ...base,
-      TABLE_NAME: i.table,
-      INDEX_NAME: i.name,
+      ...this.named(base, i.table),
+      INDEX_NAME: splitName(i.name)[1],
       INDEX_TYPE: 'INDEX',
-      PARENT_TABLE_NAME: i.interleaveIn ?? '',
+      PARENT_TABLE_NAME: i.interleaveIn ? splitName(i.interleaveIn)[1] : '',
       IS_UNIQUE: this.bool(i.unique),
       IS_NULL_FILTERED: this.bool(i.nullFiltered),
       INDEX_STATE: 'READ_WRITE',
@@ -215,7 +215,7 @@ export class InformationSchema {
     return [...pks, ...secondary];
   }
 
-  private indexColumnRows(base: Rec): Rec[] {
+  private indexColumnRows(base: Base): Rec[] {
     const out: Rec[] = [];
     const add = (
       table: string,
@@ -228,9 +228,8 @@ export class InformationSchema {
       const t = this.schema.get(table);
       const c = this.schema.column(t, col);
       out.push({
-        ...base,
-        TABLE_NAME: t.name,
-        INDEX_NAME: index,
+        ...this.named(base, t.name),
+        INDEX_NAME: splitName(index)[1],
         INDEX_TYPE: type,
         COLUMN_NAME: c.name,
         ORDINAL_POSITION: pos === null ? null : String(pos),
@@ -247,6 +246,16 @@ export class InformationSchema {
       for (const s of i.storing) add(i.table, i.name, 'INDEX', s, null);
     }
     return out;
+  }
+
+  /** TABLE_CATALOG, TABLE_SCHEMA and TABLE_NAME of a (possibly qualified) name: `sch.T` is `sch` and `T`. */
+  private named(base: Base, name: string) {
+    const [schema, table] = splitName(name);
+    return {
+      TABLE_CATALOG: base.TABLE_CATALOG,
+      TABLE_SCHEMA: schema || base.TABLE_SCHEMA,
+      TABLE_NAME: table,
+    };
   }
 
   private optionRows(catalog: WireValue, schemaName: WireValue): Rec[] {

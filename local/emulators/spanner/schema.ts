@@ -87,6 +87,8 @@ export function physicalColumn(c: Column): string {
 export class Schema implements SchemaView {
   readonly tablesByName = new Map<string, Table>();
   readonly indexesByName = new Map<string, Index>();
+  /** Named schemas (`CREATE SCHEMA`): lower-case name → name as created. */
+  readonly namedSchemas = new Map<string, string>();
   /** Explicitly set database options (e.g. version_retention_period). */
   readonly options = new Map<string, string>();
   /** Bumped on every change, so derived state (INFORMATION_SCHEMA) knows when to refresh. */
@@ -110,6 +112,7 @@ export class Schema implements SchemaView {
     for (const [k, i] of this.indexesByName)
       out.indexesByName.set(k, { ...i, keys: i.keys.map((p) => ({ ...p })), storing: [...i.storing] });
     for (const [k, v] of this.options) out.options.set(k, v);
+    for (const [k, v] of this.namedSchemas) out.namedSchemas.set(k, v);
     out.version = this.version;
     return out;
   }
@@ -194,7 +197,8 @@ export class Schema implements SchemaView {
   ddl(): string[] {
     const tables = [...this.tablesByName.values()].map((t) => printTable(t, this.dialect));
     const indexes = [...this.indexesByName.values()].map((i) => printIndex(i, this.dialect));
-    return [...tables, ...indexes];
+    const schemas = [...this.namedSchemas.values()].map((n) => `CREATE SCHEMA ${q(n, this.dialect)}`);
+    return [...schemas, ...tables, ...indexes];
   }
 }
 
@@ -214,8 +218,13 @@ function toInfo(t: Table): TableInfo {
   };
 }
 
+/** A name as DDL writes it: each part of a named-schema name quoted on its own where PostgreSQL needs it. */
 function q(name: string, dialect: Dialect): string {
-  return dialect === 'POSTGRESQL' ? (/^[a-z_][a-z0-9_]*$/.test(name) ? name : `"${name}"`) : name;
+  if (dialect !== 'POSTGRESQL') return name;
+  return name
+    .split('.')
+    .map((part) => (/^[a-z_][a-z0-9_]*$/.test(part) ? part : `"${part}"`))
+    .join('.');
 }
 
 function generation(c: Column, d: Dialect): string {

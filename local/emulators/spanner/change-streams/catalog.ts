@@ -26,6 +26,9 @@ export function validateFor(name: string, fc: ForClause, schema: SchemaView): vo
   if (fc.all) return;
   const seen = new Set<string>();
   for (const entry of fc.tables) {
+    // PostgreSQL's default schema is `public`: `public.t` is the table `t`.
+    if (schema.dialect === 'POSTGRESQL' && entry.table.startsWith('public.'))
+      entry.table = entry.table.slice('public.'.length);
     const table = schema.table(entry.table);
     if (!table) {
       fail(

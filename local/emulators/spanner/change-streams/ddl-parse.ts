@@ -1,6 +1,6 @@
 /**
  * Parser for the change-stream DDL of both dialects:
- * `CREATE CHANGE STREAM n [FOR ALL | FOR t[(c, …)], …] [OPTIONS (k = v, …) | WITH (k = v, …)]`,
+ * `CREATE CHANGE STREAM n [FOR ALL | FOR [sch.]t[(c, …)], …] [OPTIONS (k = v, …) | WITH (k = v, …)]`,
  * `ALTER CHANGE STREAM n SET FOR … | DROP FOR ALL | SET OPTIONS (…) | SET (…) | RESET (k, …)`,
  * `DROP CHANGE STREAM n`.
  */
@@ -95,7 +95,9 @@ function parseFor(p: Parser): ForClause {
   if (p.acceptWord('ALL')) return { all: true };
   const tables: TrackedTable[] = [];
   do {
-    const table = p.identifier();
+    let table = p.identifier();
+    // A table of a named schema: `sch.T` (validateFor reads PostgreSQL's `public.t` as `t`).
+    if (p.acceptPunct('.')) table = `${table}.${p.identifier()}`;
     let columns: string[] | null = null;
     if (p.acceptPunct('(')) {
       columns = [];

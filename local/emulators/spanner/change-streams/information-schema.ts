@@ -6,6 +6,13 @@
 import type { SchemaView, WireValue } from '../hooks';
 import type { StreamDefinition } from './model';
 
+/** TABLE_SCHEMA and TABLE_NAME of a table: `sch.T` is `sch` and `T`; a plain name is the default schema's. */
+function tableParts(name: string, schemaName: string): { TABLE_SCHEMA: string; TABLE_NAME: string } {
+  const dot = name.indexOf('.');
+  if (dot < 0) return { TABLE_SCHEMA: schemaName, TABLE_NAME: name };
+  return { TABLE_SCHEMA: name.slice(0, dot), TABLE_NAME: name.slice(dot + 1) };
+}
+
 type Row = Record<string, WireValue>;
 
 const VIEWS = [
@@ -35,8 +42,7 @@ function tableRows(s: StreamDefinition, schema: SchemaView | undefined, schemaNa
   return s.forClause.tables.map((t) => ({
     ...base(s, schemaName),
     TABLE_CATALOG: '',
-    TABLE_SCHEMA: schemaName,
-    TABLE_NAME: schema?.table(t.table)?.name ?? t.table,
+    ...tableParts(schema?.table(t.table)?.name ?? t.table, schemaName),
     ALL_COLUMNS: t.columns === null,
   }));
 }
@@ -49,8 +55,7 @@ function columnRows(s: StreamDefinition, schema: SchemaView | undefined, schemaN
       return {
         ...base(s, schemaName),
         TABLE_CATALOG: '',
-        TABLE_SCHEMA: schemaName,
-        TABLE_NAME: table?.name ?? t.table,
+        ...tableParts(table?.name ?? t.table, schemaName),
         COLUMN_NAME: table?.columns.find((col) => col.name.toLowerCase() === c.toLowerCase())?.name ?? c,
       };
     }),

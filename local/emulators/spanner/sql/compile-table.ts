@@ -1,6 +1,6 @@
 /**
  * Table references in FROM: WITH names, user tables (read through their snapshot CTE), INFORMATION_SCHEMA
- * views, PostgreSQL's `public.` schema; SPANNER_SYS and pg_catalog are not emulated.
+ * views, tables of named schemas (`sch.T`), PostgreSQL's `public.` schema; SPANNER_SYS and pg_catalog are not emulated.
  */
 import { Code, SpannerError } from '../hooks';
 import { qi } from '../storage';
@@ -29,21 +29,18 @@ export function compileTable(f: From & { k: 'table' }, s: Scope, cx: CompileCtx)
     }
   }
   const schemaName = path.length === 2 ? (path[0] as string).toUpperCase() : '';
-  if (
-    path.length > 2 ||
-    (schemaName && schemaName !== 'INFORMATION_SCHEMA' && !(cx.pg && schemaName === 'PUBLIC'))
-  ) {
-    if (schemaName === 'SPANNER_SYS' || schemaName === 'PG_CATALOG')
-      throw new SpannerError(Code.UNIMPLEMENTED, `The emulator does not support ${path[0]} tables`);
-    return notFound(path, cx, f.pos);
-  }
+  if (schemaName === 'SPANNER_SYS' || schemaName === 'PG_CATALOG')
+    throw new SpannerError(Code.UNIMPLEMENTED, `The emulator does not support ${path[0]} tables`);
+  if (path.length > 2) return notFound(path, cx, f.pos);
   if (schemaName === 'INFORMATION_SCHEMA') {
     const cols = cx.catalog.info?.columns(last);
     if (!cols) return notFound(path, cx, f.pos);
     s.ranges.push({ name, cols: cols.map((c) => ({ ...c, sql: `${alias}.${qi(c.name)}` })) });
     return `${cx.catalog.info?.sqlName(last)} AS ${alias}`;
   }
-  const table = cx.catalog.schema.find(last);
+  // A table of a named schema is known by its qualified name `sch.T`; PostgreSQL's `public.t` is `t`.
+  const qualified = schemaName && !(cx.pg && schemaName === 'PUBLIC') ? path.join('.') : last;
+  const table = cx.catalog.schema.find(qualified);
   if (!table) return notFound(path, cx, f.pos);
   cx.tables.add(table.name.toLowerCase());
   s.ranges.push({

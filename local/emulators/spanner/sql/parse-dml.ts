@@ -24,10 +24,12 @@ function returning(c: Cursor): SelectItem[] | undefined {
   return items;
 }
 
+/** `t`, `sch.t` (a named schema's table keeps its qualified name), PostgreSQL's `public.t` (is `t`). */
 function tableName(c: Cursor): string {
   const parts = [c.ident()];
   while (c.eatOp('.')) parts.push(c.ident());
-  return parts[parts.length - 1] as string;
+  if (parts.length === 2 && c.pg && parts[0] === 'public') return parts[1] as string;
+  return parts.join('.');
 }
 
 function insert(c: Cursor, pos: number): Dml & { mode: InsertMode } {
