@@ -1,9 +1,9 @@
 /**
  * A CPU profile of one phase of a benchmark, through the inspector of this process: `--profile <dir>`
  * writes `<phase>.cpuprofile` files (open them in Chrome's DevTools) covering only the measured work, not
- * the loading around it.
+ * the loading around it. The folder is created if it does not exist.
  */
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
 import { join } from 'node:path';
 
@@ -20,6 +20,7 @@ export async function profilePhase(dir: string | undefined, name: string): Promi
   await post('Profiler.start');
   return async () => {
     const { profile } = (await post('Profiler.stop')) as { profile: unknown };
+    mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, `${name}.cpuprofile`), JSON.stringify(profile));
     session.disconnect();
   };
