@@ -9,7 +9,7 @@ import { SluiceError } from '../../domain/errors';
 import { UnrepresentableError } from '../../domain/record-errors';
 import { appendFailure, deadlineExceeded } from './append-errors';
 import { splitRequests } from './request-split';
-import { type JsonRow, RowEncoder, UnknownFieldError } from './row-encoder';
+import { type EncodableRows, type JsonRow, RowEncoder, rowAt, UnknownFieldError } from './row-encoder';
 
 type TableSchema = protos.google.cloud.bigquery.storage.v1.ITableSchema;
 type Descriptor = protos.google.protobuf.IDescriptorProto;
@@ -66,7 +66,7 @@ export class DefaultStreamWriters {
    * acknowledged without error. Rejects with the client's error, or with the in-band status as an error
    * carrying its gRPC `code` and `rowErrors`. Calls on one table run one after another.
    */
-  append(tablePath: string, rows: JsonRow[]): Promise<void> {
+  append(tablePath: string, rows: EncodableRows): Promise<void> {
     const previous = this.queues.get(tablePath) ?? Promise.resolve();
     const next = previous.catch(() => undefined).then(() => this.appendNow(tablePath, rows));
     this.queues.set(tablePath, next);
@@ -101,7 +101,7 @@ export class DefaultStreamWriters {
     for (const path of [...this.open.keys()]) this.reset(path);
   }
 
-  private async appendNow(tablePath: string, rows: JsonRow[]): Promise<void> {
+  private async appendNow(tablePath: string, rows: EncodableRows): Promise<void> {
     if (rows.length === 0) return;
     let o = await this.connection(tablePath);
     try {
@@ -138,7 +138,7 @@ export class DefaultStreamWriters {
    * dropped: it is retryable when the column was just added (BigQuery serves a new schema to the Storage
    * Write API after a delay; a later connection has it), and permanent otherwise.
    */
-  private encode(tablePath: string, o: Open, rows: JsonRow[]): Uint8Array[] {
+  private encode(tablePath: string, o: Open, rows: EncodableRows): Uint8Array[] {
     try {
       return o.encoder.encode(rows);
     } catch (err) {
@@ -168,10 +168,10 @@ export class DefaultStreamWriters {
   }
 
   /** Refuses the batch when one of its rows is larger than any request may carry (nothing is sent). */
-  private checkRowSizes(tablePath: string, rows: JsonRow[], serialized: Uint8Array[]): void {
+  private checkRowSizes(tablePath: string, rows: EncodableRows, serialized: Uint8Array[]): void {
     const i = serialized.findIndex((r) => r.byteLength > this.limits.maxRowBytes);
     if (i < 0) return;
-    const row = rows[i] as JsonRow;
+    const row = rowAt(rows, i) as JsonRow;
     const largest = Object.entries(row)
       .map(
         ([name, v]) => [name, typeof v === 'string' ? v.length : JSON.stringify(v ?? null).length] as const,

@@ -9,12 +9,13 @@ import { type BigQueryField, replicaTableSchema } from '../../domain/bigquery-sc
 import type { SluiceError } from '../../domain/errors';
 import type { TableSchema } from '../../domain/information-schema';
 import { replicaTableMissing } from '../../domain/missing-table';
-import { type ReplicaDelete, type ReplicaUpsert, replicaWriterRow } from '../../domain/replica-rows';
+import type { ReplicaDelete, ReplicaUpsert } from '../../domain/replica-rows';
 import { planFields } from '../../domain/type-changes';
 import type { EnsureOptions, ReplicaSink } from '../../ports/sinks';
 import { AppendRowsError } from './append-errors';
 import { type AppendLimits, DEFAULT_APPEND_LIMITS, DefaultStreamWriters } from './default-stream';
 import { replicatedColumns } from './replicated-columns';
+import { CdcRows } from './row-encoder';
 import { addFields, createTable, type DatasetRef, readFields, tablePath, widenFields } from './table-admin';
 
 /** The official clients a BigQuery sink uses. */
@@ -120,7 +121,8 @@ export class BigQueryReplicaSink implements ReplicaSink {
    */
   async write(destination: string, changes: Array<ReplicaUpsert | ReplicaDelete>): Promise<void> {
     const path = tablePath(this.options, destination);
-    const rows = changes.map(replicaWriterRow);
+    // The CDC pseudo-columns are written by the encoder beside each row, not copied into it.
+    const rows = new CdcRows(changes);
     try {
       await this.writers.append(path, rows);
     } catch (err) {

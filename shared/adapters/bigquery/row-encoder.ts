@@ -20,6 +20,42 @@ type Descriptor = protos.google.protobuf.IDescriptorProto;
 /** A row for the JSON writer. */
 export type JsonRow = Record<string, WriterValue>;
 
+/** A replica change as the encoder takes it: the row, with BigQuery's CDC pseudo-columns beside it. */
+export interface CdcRow {
+  kind: 'upsert' | 'delete';
+  row: JsonRow;
+  sequence: string;
+}
+
+/**
+ * Rows whose CDC pseudo-columns (`_CHANGE_TYPE`, `_CHANGE_SEQUENCE_NUMBER`) the encoder writes after each
+ * row's own fields, instead of every row being copied once more to add them.
+ */
+export class CdcRows {
+  constructor(readonly changes: readonly CdcRow[]) {}
+
+  get length(): number {
+    return this.changes.length;
+  }
+}
+
+/** What one append encodes: plain rows, or replica changes. */
+export type EncodableRows = readonly JsonRow[] | CdcRows;
+
+/** Row `i` of an append, with its pseudo-columns if it has them (for messages, not the hot path). */
+export function rowAt(rows: EncodableRows, i: number): JsonRow | undefined {
+  if (!(rows instanceof CdcRows)) return rows[i];
+  const change = rows.changes[i];
+  return change && withCdc(change);
+}
+
+function cdcColumns(change: CdcRow): JsonRow {
+  return {
+    _CHANGE_TYPE: change.kind === 'upsert' ? 'UPSERT' : 'DELETE',
+    _CHANGE_SEQUENCE_NUMBER: change.sequence,
+  };
+}
+
 /** The client's rule for a field name a proto message can carry (letters, digits, `_`, not a digit first). */
 const PROTO_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -91,9 +127,25 @@ export class RowEncoder {
   }
 
   /** One serialized message per row, in order. */
-  encode(rows: JsonRow[]): Uint8Array[] {
+  encode(rows: EncodableRows): Uint8Array[] {
+    if (rows instanceof CdcRows) {
+      if (!this.direct) return rows.changes.map((c) => this.type.encode(this.convert(withCdc(c))).finish());
+      const type = this.plan('_CHANGE_TYPE');
+      const sequence = this.plan('_CHANGE_SEQUENCE_NUMBER');
+      return rows.changes.map((c) => {
+        this.fields(c.row);
+        this.out.uint32(type.tag);
+        this.out.string(c.kind === 'upsert' ? 'UPSERT' : 'DELETE');
+        this.out.uint32(sequence.tag);
+        this.out.string(c.sequence);
+        return this.out.take();
+      });
+    }
     if (!this.direct) return rows.map((row) => this.type.encode(this.convert(row)).finish());
-    return rows.map((row) => this.write(row));
+    return rows.map((row) => {
+      this.fields(row);
+      return this.out.take();
+    });
   }
 
   private plan(name: string): FieldPlan {
@@ -110,7 +162,8 @@ export class RowEncoder {
     return plan;
   }
 
-  private write(row: JsonRow): Uint8Array {
+  /** Writes the row's fields (not yet taken: the caller may add more). */
+  private fields(row: JsonRow): void {
     const out = this.out;
     for (const name in row) {
       const value = row[name];
@@ -127,7 +180,6 @@ export class RowEncoder {
         }
       }
     }
-    return out.take();
   }
 
   /** The row as protobufjs takes it (the path for descriptors the wire writer does not cover). */
@@ -147,6 +199,10 @@ export class RowEncoder {
     }
     return out;
   }
+}
+
+function withCdc(change: CdcRow): JsonRow {
+  return { ...change.row, ...cdcColumns(change) };
 }
 
 function asNumberIfSafe(value: WriterValue): WriterValue {
@@ -195,7 +251,7 @@ function writeValue(out: WireWriter, kind: FieldKind, value: WriterValue, column
       break;
     case 'bytes':
       if (typeof value !== 'string') throw new TypeError(`column ${column}: a ${typeof value} for BYTES`);
-      out.bytes(Buffer.from(value, 'base64'));
+      out.base64(value);
       break;
   }
 }

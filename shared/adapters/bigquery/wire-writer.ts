@@ -114,6 +114,25 @@ export class WireWriter {
     this.pos += this.buf.write(value, this.pos, 'utf8');
   }
 
+  /**
+   * Length-prefixed bytes given as base64 text, decoded straight into the buffer (no intermediate Buffer per
+   * value). Text whose decoded length differs from the estimate (whitespace, stray characters) is decoded
+   * the way `Buffer.from(text, 'base64')` decodes it.
+   */
+  base64(text: string): void {
+    const start = this.pos;
+    const length = Buffer.byteLength(text, 'base64');
+    this.uint32(length);
+    this.room(length);
+    const written = this.buf.write(text, this.pos, 'base64');
+    if (written === length) {
+      this.pos += written;
+      return;
+    }
+    this.pos = start;
+    this.bytes(Buffer.from(text, 'base64'));
+  }
+
   /** Length-prefixed bytes. */
   bytes(value: Uint8Array): void {
     this.uint32(value.length);

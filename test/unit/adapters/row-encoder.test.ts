@@ -5,7 +5,13 @@
  */
 import { adapt, protos } from '@google-cloud/bigquery-storage';
 import { Type } from 'protobufjs';
-import { type JsonRow, RowEncoder, UnknownFieldError } from '../../../shared/adapters/bigquery/row-encoder';
+import {
+  CdcRows,
+  type JsonRow,
+  RowEncoder,
+  rowAt,
+  UnknownFieldError,
+} from '../../../shared/adapters/bigquery/row-encoder';
 
 type Mode = 'NULLABLE' | 'REPEATED' | 'REQUIRED';
 const T = protos.google.cloud.bigquery.storage.v1.TableFieldSchema;
@@ -145,6 +151,59 @@ describe.each([false, true])('row encoder (CDC columns: %s)', (cdc) => {
       expect(got.Id).toBe(rows[i]!.Id);
       expect(got.Name).toBe(`row ${i}`);
     }
+  });
+});
+
+describe('row encoder: CDC columns written beside the row', () => {
+  const descriptor = descriptorOf(true);
+  const encoder = new RowEncoder(descriptor);
+
+  it('writes the same bytes as the row copied with its pseudo-columns, for upserts and deletes', () => {
+    const changes = ROWS.map((row, i) => ({
+      kind: i % 2 === 0 ? ('upsert' as const) : ('delete' as const),
+      row,
+      sequence: `${i.toString(16).padStart(16, '0')}/0/0`,
+    }));
+    const beside = encoder.encode(new CdcRows(changes));
+    const copied = encoder.encode(changes.map((_, i) => rowAt(new CdcRows(changes), i) as JsonRow));
+    expect(beside).toHaveLength(ROWS.length);
+    for (let i = 0; i < ROWS.length; i++)
+      expect(Buffer.from(beside[i]!).equals(Buffer.from(copied[i]!))).toBe(true);
+    const got = decode(typeOf(descriptor), beside[1]!);
+    expect(got).toMatchObject({ _CHANGE_TYPE: 'DELETE', _CHANGE_SEQUENCE_NUMBER: '0000000000000001/0/0' });
+  });
+
+  it('names a row with its pseudo-columns, and leaves the change untouched', () => {
+    const row: JsonRow = { Id: '1' };
+    const rows = new CdcRows([{ kind: 'upsert', row, sequence: 'S' }]);
+    expect(rowAt(rows, 0)).toEqual({ Id: '1', _CHANGE_TYPE: 'UPSERT', _CHANGE_SEQUENCE_NUMBER: 'S' });
+    expect(rowAt(rows, 1)).toBeUndefined();
+    expect(row).toEqual({ Id: '1' });
+  });
+});
+
+describe('row encoder: BYTES from base64 text', () => {
+  const descriptor = descriptorOf(false);
+  const type = typeOf(descriptor);
+  const encoder = new RowEncoder(descriptor);
+
+  it.each([
+    ['empty', ''],
+    ['padded', Buffer.from([1, 2, 3, 4]).toString('base64')],
+    ['unpadded', Buffer.from([1, 2, 3, 4]).toString('base64').replace(/=+$/, '')],
+    ['url-safe alphabet', Buffer.from([251, 255, 191]).toString('base64url')],
+    [
+      'with line breaks',
+      `${Buffer.from('a'.repeat(80)).toString('base64').slice(0, 76)}\n${Buffer.from('a'.repeat(80)).toString('base64').slice(76)}`,
+    ],
+    ['1 MiB', Buffer.alloc(1024 * 1024, 7).toString('base64')],
+  ])('decodes %s text to the bytes Buffer.from decodes', (_name, text) => {
+    const [bytes] = encoder.encode([{ Id: '1', Raw: text, Blobs: [text, 'AA=='] }]);
+    const got = type.decode(bytes!) as unknown as { Raw: Uint8Array; Blobs: Uint8Array[] };
+    const want = Buffer.from(text, 'base64');
+    expect(Buffer.from(got.Raw ?? []).equals(want)).toBe(true);
+    expect(Buffer.from(got.Blobs[0] ?? []).equals(want)).toBe(true);
+    expect(Buffer.from(got.Blobs[1]!).equals(Buffer.from([0]))).toBe(true);
   });
 });
 
