@@ -58,11 +58,17 @@ export function daysInMonth(year: number, month: number): number {
   return [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1] ?? 0;
 }
 
-/**
- * Parses RFC 3339 with 0–9 fractional digits and `Z` or a numeric offset.
- * @throws Error naming the input when it is not a valid timestamp.
- */
-export function parseTimestamp(text: string): Timestamp {
+/** An RFC 3339 timestamp's whole seconds since the epoch and its nine fractional digits. */
+interface TimestampParts {
+  seconds: number;
+  fraction: string;
+}
+
+/** The smallest and one past the largest whole second Spanner accepts. */
+const MIN_SECONDS = -62_135_596_800;
+const END_SECONDS = 253_402_300_800;
+
+function timestampParts(text: string): TimestampParts {
   const m = RFC3339.exec(text);
   if (!m)
     throw new Error(
@@ -85,7 +91,6 @@ export function parseTimestamp(text: string): Timestamp {
   ) {
     throw new Error(`invalid timestamp ${JSON.stringify(text)}: a date or time field is out of range`);
   }
-  const fraction = BigInt((m[7] ?? '').padEnd(9, '0'));
   let offsetSeconds = 0;
   if (!m[8]) {
     const oh = Number(m[10]);
@@ -93,15 +98,41 @@ export function parseTimestamp(text: string): Timestamp {
     if (oh > 23 || om > 59) throw new Error(`invalid timestamp ${JSON.stringify(text)}: offset out of range`);
     offsetSeconds = (oh * 3600 + om * 60) * (m[9] === '-' ? -1 : 1);
   }
-  // Seconds fit a double exactly (|s| < 2^38); only the nanosecond count needs a bigint.
-  const seconds = BigInt(
-    daysFromCivil(year, month, day) * 86_400 + hour * 3600 + minute * 60 + second - offsetSeconds,
-  );
-  const ns = seconds * NS_PER_SECOND + fraction;
-  if (ns < MIN_TIMESTAMP || ns > MAX_TIMESTAMP) {
+  // Seconds fit a double exactly (|s| < 2^38); the fraction is below one second, so the range is on seconds.
+  const seconds =
+    daysFromCivil(year, month, day) * 86_400 + hour * 3600 + minute * 60 + second - offsetSeconds;
+  if (seconds < MIN_SECONDS || seconds >= END_SECONDS) {
     throw new Error(`invalid timestamp ${JSON.stringify(text)}: outside 0001-01-01..9999-12-31`);
   }
-  return fromNanos(ns);
+  const digits = m[7] ?? '';
+  return { seconds, fraction: digits.length === 9 ? digits : digits.padEnd(9, '0') };
+}
+
+/**
+ * Parses RFC 3339 with 0–9 fractional digits and `Z` or a numeric offset.
+ * @throws Error naming the input when it is not a valid timestamp.
+ */
+export function parseTimestamp(text: string): Timestamp {
+  const { seconds, fraction } = timestampParts(text);
+  return fromNanos(BigInt(seconds) * NS_PER_SECOND + BigInt(fraction));
+}
+
+/** Microseconds a double holds exactly (2^53). */
+const SAFE_MICROS = 9_007_199_254_740_992;
+
+/**
+ * {@link toBigQueryMicros} of {@link parseTimestamp}, as decimal text: the form every TIMESTAMP value takes
+ * on its way to BigQuery. Computed in doubles where the count is exact in one (about the years 1685..2255),
+ * else in bigints; truncated toward the past like {@link toBigQueryMicros}.
+ * @throws Error naming the input when it is not a valid timestamp.
+ */
+export function bigQueryMicrosText(text: string): string {
+  const { seconds, fraction } = timestampParts(text);
+  // The fraction is never negative, so the floor of ns / 1000 is seconds·10^6 plus its first six digits.
+  const micros = seconds * 1_000_000 + Number(fraction.slice(0, 6));
+  if (micros > -SAFE_MICROS && micros < SAFE_MICROS && seconds * 1_000_000 > -SAFE_MICROS)
+    return String(micros);
+  return (BigInt(seconds) * 1_000_000n + BigInt(fraction.slice(0, 6))).toString();
 }
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -113,7 +144,9 @@ const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
  */
 export function parseDate(text: string): number {
   const m = DATE.exec(text);
-  const [year, month, day] = (m ? m.slice(1, 4).map(Number) : [0, 0, 0]) as [number, number, number];
+  const year = m ? Number(m[1]) : 0;
+  const month = m ? Number(m[2]) : 0;
+  const day = m ? Number(m[3]) : 0;
   if (!m || year < 1 || month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) {
     throw new Error(
       `invalid date ${JSON.stringify(text)}: expected YYYY-MM-DD between 0001-01-01 and 9999-12-31`,

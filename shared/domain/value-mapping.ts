@@ -7,7 +7,7 @@
 import type { JsonValue, SpannerType } from './change-record';
 import { DecodeError, describeValue } from './client-values';
 import { UnrepresentableError } from './record-errors';
-import { parseDate, parseTimestamp, toBigQueryMicros } from './timestamp';
+import { bigQueryMicrosText, parseDate } from './timestamp';
 
 /** A value for a JSON writer row. */
 export type WriterValue = string | number | boolean | null | WriterValue[];
@@ -20,6 +20,10 @@ export interface ValueIssue {
 }
 
 const INTEGER = /^-?\d+$/;
+/** Integer text in canonical form (no leading zeros, no `-0`) that is inside the INT64 range by its length. */
+const CANONICAL_INT64 = /^(?:0|-?[1-9]\d{0,17})$/;
+/** GoogleSQL NUMERIC text already in the form {@link numericValue} gives it (29 integer, 9 fractional digits). */
+const CANONICAL_NUMERIC = /^-?(?:0|[1-9]\d{0,28})(?:\.\d{1,9})?$/;
 const DECIMAL = /^([+-]?)(\d+)(?:\.(\d+))?$/;
 /** Base64 text, checked without backtracking (a 14 MB value overflowed a grouped pattern's stack). */
 const BASE64_CHARS = /^[A-Za-z0-9+/]*={0,2}$/;
@@ -47,6 +51,7 @@ function integerText(column: string, type: SpannerType, value: JsonValue): strin
   if (typeof value === 'number' && Number.isInteger(value) && !Number.isSafeInteger(value))
     roundedNumber(column, type, value);
   const text = typeof value === 'number' && Number.isSafeInteger(value) ? String(value) : value;
+  if (typeof text === 'string' && CANONICAL_INT64.test(text)) return text;
   if (typeof text !== 'string' || !INTEGER.test(text)) fail(column, type, value);
   const n = BigInt(text);
   if (n < INT64_MIN || n > INT64_MAX) fail(column, type, value);
@@ -71,6 +76,7 @@ function floatValue(column: string, type: SpannerType, value: JsonValue): number
  */
 function numericValue(column: string, type: SpannerType, value: JsonValue): string {
   const big = type.typeAnnotation === 'PG_NUMERIC';
+  if (!big && typeof value === 'string' && CANONICAL_NUMERIC.test(value)) return value;
   if (typeof value === 'number' && Number.isInteger(value) && !Number.isSafeInteger(value))
     roundedNumber(column, type, value);
   const text = typeof value === 'number' && Number.isFinite(value) ? String(value) : value;
@@ -137,7 +143,7 @@ function scalarValue(column: string, type: SpannerType, value: JsonValue): Write
     case 'TIMESTAMP':
       try {
         // Truncated toward the past to microseconds; the history table keeps the exact text.
-        return toBigQueryMicros(parseTimestamp(stringValue(column, type, value))).toString();
+        return bigQueryMicrosText(stringValue(column, type, value));
       } catch (e) {
         throw e instanceof DecodeError ? e : new DecodeError(column, (e as Error).message);
       }
@@ -165,14 +171,15 @@ export function toWriterValue(
     if (!Array.isArray(value) || !type.arrayElementType) fail(column, type, value);
     const element = type.arrayElementType;
     const out: WriterValue[] = [];
-    value.forEach((v, i) => {
+    for (let i = 0; i < value.length; i++) {
+      const v = value[i] as JsonValue;
       if (v === null) {
         issues.push({ column, kind: 'null-array-element', detail: `dropped NULL element at index ${i}` });
-        return;
+        continue;
       }
       const mapped = scalarValue(column, element, v);
       if (mapped !== null) out.push(mapped);
-    });
+    }
     return out;
   }
   return value === null ? null : scalarValue(column, type, value);

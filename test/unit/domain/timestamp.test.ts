@@ -1,5 +1,7 @@
+import fc from 'fast-check';
 import {
   addNanos,
+  bigQueryMicrosText,
   formatTimestamp,
   fromSpannerValue,
   parseTimestamp,
@@ -161,5 +163,61 @@ describe('timestamp parsing and formatting', () => {
 
   it.each(['2023-02-29', '2024-1-01', '0000-01-01', '2024-12-32', 'x'])('rejects DATE %j', (text) => {
     expect(() => parseDate(text)).toThrow(/invalid date/);
+  });
+});
+
+describe('BigQuery microseconds of a timestamp text', () => {
+  const reference = (text: string) => toBigQueryMicros(parseTimestamp(text)).toString();
+
+  it('equals the bigint computation over the whole range, offsets and short fractions included', () => {
+    const instant = fc.bigInt({ min: -62_135_596_800_000_000_000n, max: 253_402_300_799_999_999_999n });
+    const offset = fc.integer({ min: -(23 * 60 + 59), max: 23 * 60 + 59 });
+    fc.assert(
+      fc.property(instant, offset, fc.integer({ min: 0, max: 9 }), (ns, minutes, digits) => {
+        const text = formatTimestamp(parseTimestamp(formatTimestamp(ns as never)));
+        const short =
+          digits === 9
+            ? text
+            : text.replace(/\.(\d{9})Z$/, (_m, f: string) => (digits ? `.${f.slice(0, digits)}Z` : 'Z'));
+        expect(bigQueryMicrosText(short)).toBe(reference(short));
+        // The same instant written with an offset, where it stays inside the range.
+        const sign = minutes < 0 ? '-' : '+';
+        const abs = Math.abs(minutes);
+        const withOffset = short.replace(
+          /Z$/,
+          `${sign}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`,
+        );
+        let want: string | undefined;
+        try {
+          want = reference(withOffset);
+        } catch {
+          want = undefined;
+        }
+        if (want === undefined) expect(() => bigQueryMicrosText(withOffset)).toThrow(/outside/);
+        else expect(bigQueryMicrosText(withOffset)).toBe(want);
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
+  it.each([
+    '0001-01-01T00:00:00Z',
+    '0001-01-01T00:00:00.000000001Z',
+    '1677-09-21T00:12:43.145224191Z',
+    '1969-12-31T23:59:59.999999999Z',
+    '1970-01-01T00:00:00Z',
+    '2255-06-05T23:47:34.740991999Z',
+    '2255-06-05T23:47:34.740992001Z',
+    '9999-12-31T23:59:59.999999999Z',
+  ])('is exact at %s', (text) => {
+    expect(bigQueryMicrosText(text)).toBe(reference(text));
+  });
+
+  it('refuses what parseTimestamp refuses, with its message', () => {
+    for (const bad of ['10000-01-01T00:00:00Z', '2024-02-30T00:00:00Z', '0000-12-31T23:59:59Z', 'x']) {
+      expect(() => bigQueryMicrosText(bad)).toThrow(/invalid timestamp/);
+      expect(() => parseTimestamp(bad)).toThrow(/invalid timestamp/);
+    }
+    expect(() => bigQueryMicrosText('0001-01-01T00:00:00+00:01')).toThrow(/outside/);
   });
 });

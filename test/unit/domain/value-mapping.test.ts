@@ -224,3 +224,36 @@ describe('Spanner type text', () => {
     expect(() => parseTypeJson('STRING', 'col.type')).toThrow(/col\.type: expected a type object/);
   });
 });
+
+describe('canonical text is passed through, anything else is normalised as before', () => {
+  it.each([
+    ['INT64', T('INT64'), '0', '0'],
+    ['INT64', T('INT64'), '-0', '0'],
+    ['INT64', T('INT64'), '007', '7'],
+    ['INT64', T('INT64'), '-9223372036854775808', '-9223372036854775808'],
+    ['INT64', T('INT64'), '9223372036854775807', '9223372036854775807'],
+    ['INT64', T('INT64'), '999999999999999999', '999999999999999999'],
+    ['NUMERIC', T('NUMERIC'), '-0', '-0'],
+    ['NUMERIC', T('NUMERIC'), '0.000000001', '0.000000001'],
+    [
+      'NUMERIC',
+      T('NUMERIC'),
+      '99999999999999999999999999999.999999999',
+      '99999999999999999999999999999.999999999',
+    ],
+    ['NUMERIC', T('NUMERIC'), '+1.50', '1.50'],
+    ['NUMERIC', T('NUMERIC'), '007.5', '7.5'],
+    ['NUMERIC', T('NUMERIC'), '1.5000000000', '1.5'],
+  ])('%s %s → %s', (_name, type, text, want) => {
+    expect(toWriterValue('c', type, text, [])).toBe(want);
+  });
+
+  it.each([
+    ['INT64', T('INT64'), '9223372036854775808'],
+    ['INT64', T('INT64'), '-9223372036854775809'],
+    ['INT64', T('INT64'), '1.0'],
+    ['NUMERIC', T('NUMERIC'), '100000000000000000000000000000'],
+  ])('%s %s is refused', (_name, type, text) => {
+    expect(() => toWriterValue('c', type, text, [])).toThrow(/c/);
+  });
+});
