@@ -54,7 +54,7 @@ export interface JournaledWrite {
 
 /** A change to one database, as persistence journals it. */
 export type DatabaseEvent =
-  | { k: 'ddl'; statement: string; ns: bigint }
+  | { k: 'ddl'; statement: string; ns: bigint; descriptors?: string }
   | { k: 'commit'; ts: bigint; tag: string; writes: JournaledWrite[]; excluded?: boolean };
 
 /** Limits a commit (and a BatchWrite request) must stay within. */
@@ -100,9 +100,16 @@ export class EmulatedDatabase {
   /**
    * Runs DDL statements in order; each is offered to the change-stream engine first. Each takes effect at a
    * commit timestamp of its own, and reads at earlier timestamps keep the schema they saw. `atNs` gives each
-   * statement's time when a journal is replayed.
+   * statement's time when a journal is replayed. `protoDescriptors` is the request's serialized
+   * FileDescriptorSet, read by CREATE / ALTER PROTO BUNDLE.
    */
-  updateDdl(statements: string[], atNs?: bigint[]): void {
+  updateDdl(statements: string[], atNs?: bigint[], protoDescriptors?: Uint8Array): void {
+    const descriptors = protoDescriptors?.length ? protoDescriptors : undefined;
+    if (descriptors && this.dialect === 'POSTGRESQL')
+      throw new SpannerError(
+        Code.INVALID_ARGUMENT,
+        'proto_descriptors are not supported in the PostgreSQL dialect: it has no PROTO or ENUM types',
+      );
     for (const [i, s] of statements.entries()) {
       const before = this.schema.copy();
       const replayed = atNs?.[i];
@@ -112,10 +119,15 @@ export class EmulatedDatabase {
         const action = parseDdl(s, this.dialect);
         const change = schemaChangeOf(action);
         if (change) this.hooks?.checkSchemaChange?.(change, this.schema);
-        applyDdl(this.schema, this.storage, this.generator, action);
+        applyDdl(this.schema, this.storage, this.generator, action, descriptors);
       }
       this.schema.advance(before, ts);
-      this.journal?.({ k: 'ddl', statement: s, ns: ts });
+      this.journal?.({
+        k: 'ddl',
+        statement: s,
+        ns: ts,
+        ...(descriptors ? { descriptors: Buffer.from(descriptors).toString('base64') } : {}),
+      });
     }
   }
 

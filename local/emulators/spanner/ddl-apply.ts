@@ -5,6 +5,7 @@ import { parseRetention } from './clock';
 import { constraintsUsing, validateTableConstraints } from './constraints';
 import { addColumn, alterColumn, checkGeneratedColumn, dropColumn } from './ddl-columns';
 import type { DdlAction } from './ddl-parse';
+import { applyProtoBundle, resolveColumns, resolveColumnType } from './ddl-protos';
 import type { Generator } from './generated';
 import { Code, SpannerError } from './hooks';
 import { checkSchemaName, schemaOf } from './names';
@@ -65,6 +66,7 @@ function createTable(
   }
   requireSchema(schema, t.name);
   if (schema.namedSchemas.has(t.name.toLowerCase())) precondition(`Duplicate name in schema: ${t.name}.`);
+  resolveColumns(schema, t.columns);
   for (const c of t.columns) checkGeneratedColumn(c);
   if (t.columns.some((c) => c.generated)) gen.validate(t);
   for (const k of t.primaryKey) {
@@ -119,9 +121,21 @@ function dropTable(schema: Schema, a: Extract<DdlAction, { kind: 'dropTable' }>)
   schema.tablesByName.delete(t.name.toLowerCase());
 }
 
-/** Applies one statement (already offered to the change-stream engine). */
-export function applyDdl(schema: Schema, storage: Storage, gen: Generator, a: DdlAction): void {
+/**
+ * Applies one statement (already offered to the change-stream engine); `descriptors` are the request's
+ * `proto_descriptors` (a serialized FileDescriptorSet), which CREATE / ALTER PROTO BUNDLE read.
+ */
+export function applyDdl(
+  schema: Schema,
+  storage: Storage,
+  gen: Generator,
+  a: DdlAction,
+  descriptors?: Uint8Array,
+): void {
   switch (a.kind) {
+    case 'protoBundle':
+      applyProtoBundle(schema, a, descriptors);
+      return;
     case 'createTable':
       createTable(schema, storage, gen, a);
       return;
@@ -136,14 +150,17 @@ export function applyDdl(schema: Schema, storage: Storage, gen: Generator, a: Dd
         throw new SpannerError(Code.NOT_FOUND, `Index not found: ${a.name}`);
       return;
     case 'addColumn':
+      resolveColumns(schema, [a.column]);
       addColumn(schema, storage, gen, a.table, a.column);
       return;
     case 'dropColumn':
       dropColumn(schema, a.table, a.column);
       return;
-    case 'alterColumn':
-      alterColumn(schema, storage, a.table, a.column, a.change);
+    case 'alterColumn': {
+      const type = a.change.type && resolveColumnType(schema, a.change.type);
+      alterColumn(schema, storage, a.table, a.column, type ? { ...a.change, type } : a.change);
       return;
+    }
     case 'setOption':
       setOption(schema, a.name, a.value);
       return;

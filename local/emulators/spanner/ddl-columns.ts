@@ -71,6 +71,7 @@ export function dropColumn(schema: Schema, table: string, column: string): void 
 
 function sameType(a: SpannerTypeJson, b: SpannerTypeJson): boolean {
   if (a.code !== b.code || (a.typeAnnotation ?? '') !== (b.typeAnnotation ?? '')) return false;
+  if ((a.protoTypeFqn ?? '') !== (b.protoTypeFqn ?? '')) return false;
   if (a.code !== 'ARRAY') return true;
   return sameType(a.arrayElementType as SpannerTypeJson, b.arrayElementType as SpannerTypeJson);
 }
@@ -79,11 +80,24 @@ function baseOf(t: SpannerTypeJson): SpannerTypeJson {
   return t.code === 'ARRAY' ? (t.arrayElementType as SpannerTypeJson) : t;
 }
 
-/** The type changes the service allows: same type (any length), or STRING ↔ BYTES (arrays element-wise). */
+/** Type pairs that keep their wire form: a PROTO is its bytes, an ENUM its number. */
+const SAME_WIRE: Array<[string, string]> = [
+  ['BYTES', 'PROTO'],
+  ['INT64', 'ENUM'],
+];
+
+function sameWire(a: SpannerTypeJson, b: SpannerTypeJson): boolean {
+  return SAME_WIRE.some(([x, y]) => (a.code === x && b.code === y) || (a.code === y && b.code === x));
+}
+
+/**
+ * The type changes the service allows: same type (any length), STRING ↔ BYTES, BYTES ↔ PROTO and
+ * INT64 ↔ ENUM (arrays element-wise).
+ */
 function allowedTypeChange(from: SpannerTypeJson, to: SpannerTypeJson): boolean {
   if ((from.code === 'ARRAY') !== (to.code === 'ARRAY')) return false;
   const [a, b] = [baseOf(from), baseOf(to)];
-  if (sameType(a, b)) return true;
+  if (sameType(a, b) || sameWire(a, b)) return true;
   return (a.code === 'STRING' && b.code === 'BYTES') || (a.code === 'BYTES' && b.code === 'STRING');
 }
 
@@ -91,7 +105,7 @@ function allowedTypeChange(from: SpannerTypeJson, to: SpannerTypeJson): boolean 
 function convertWire(w: WireValue, from: SpannerTypeJson, to: SpannerTypeJson): WireValue {
   if (w === null) return null;
   if (Array.isArray(w)) return w.map((x) => convertWire(x, baseOf(from), baseOf(to)));
-  if (from.code === to.code) return w;
+  if (from.code === to.code || sameWire(from, to)) return w;
   if (to.code === 'BYTES') return Buffer.from(String(w), 'utf8').toString('base64');
   return Buffer.from(String(w), 'base64').toString('utf8');
 }
@@ -99,7 +113,7 @@ function convertWire(w: WireValue, from: SpannerTypeJson, to: SpannerTypeJson): 
 function lengthOf(w: WireValue, type: SpannerTypeJson): number[] {
   if (w === null) return [];
   if (Array.isArray(w)) return w.flatMap((x) => lengthOf(x, baseOf(type)));
-  if (type.code === 'BYTES') return [Buffer.from(String(w), 'base64').length];
+  if (type.code === 'BYTES' || type.code === 'PROTO') return [Buffer.from(String(w), 'base64').length];
   return [[...String(w)].length];
 }
 

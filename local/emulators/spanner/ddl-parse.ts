@@ -3,6 +3,7 @@
  * UNIMPLEMENTED naming the statement, so a schema the emulator cannot honour never half-applies silently.
  */
 import { addTableConstraint, isTableConstraint } from './ddl-constraints';
+import { type ProtoBundleAction, parseProtoBundle } from './ddl-protos';
 import { Code, SpannerError } from './hooks';
 import { readName, schemaOf } from './names';
 import type { Column, Index, KeyPart, Table } from './schema';
@@ -29,7 +30,8 @@ export type DdlAction =
   | { kind: 'alterColumn'; table: string; column: string; change: ColumnChange }
   | { kind: 'setOption'; name: string; value: string }
   | { kind: 'createSchema'; name: string; ifNotExists: boolean }
-  | { kind: 'dropSchema'; name: string; ifExists: boolean };
+  | { kind: 'dropSchema'; name: string; ifExists: boolean }
+  | ProtoBundleAction;
 
 function unsupported(what: string): never {
   throw new SpannerError(Code.UNIMPLEMENTED, `The emulator does not support this DDL: ${what}`);
@@ -275,6 +277,8 @@ export function parseDdl(statement: string, d: Dialect): DdlAction {
   const text = statement.trim().replace(/;\s*$/, '');
   const tokens = tokenize(text, d);
   const [a, b, c] = tokens;
+  const bundle = parseProtoBundle(tokens, d, text);
+  if (bundle) return bundle;
   if (isWord(a, 'CREATE') && isWord(b, 'TABLE')) return parseCreateTable(tokens, d, text);
   if (isWord(a, 'CREATE') && isWord(b, 'SCHEMA')) return parseCreateSchema(tokens, d);
   if (isWord(a, 'CREATE') && (isWord(b, 'INDEX') || isWord(b, 'UNIQUE') || isWord(b, 'NULL_FILTERED')))

@@ -46,7 +46,11 @@ export class SpannerPersistence {
         this.engineOf(e.db)?.replayChurn(e.atNs, e.stream);
         return;
       case 'ddl':
-        s.database(e.db).updateDdl([e.statement], [e.ns]);
+        s.database(e.db).updateDdl(
+          [e.statement],
+          [e.ns],
+          e.descriptors ? Buffer.from(e.descriptors, 'base64') : undefined,
+        );
         return;
       default:
         s.database(e.db).replayCommit(e.ts, e.tag, e.writes, e.excluded);

@@ -131,12 +131,13 @@ export function databaseAdminHandlers(
         createStatement: string;
         extraStatements?: string[];
         databaseDialect?: string;
+        protoDescriptors?: Buffer;
       }) => {
         const dialect: Dialect = req.databaseDialect === 'POSTGRESQL' ? 'POSTGRESQL' : 'GOOGLE_STANDARD_SQL';
         const name = `${req.parent}/databases/${databaseId(req.createStatement)}`;
         const db = state.createDatabase(name, dialect);
         try {
-          db.updateDdl(req.extraStatements ?? []);
+          db.updateDdl(req.extraStatements ?? [], undefined, req.protoDescriptors);
         } catch (err) {
           state.dropDatabase(name);
           throw err;
@@ -158,24 +159,30 @@ export function databaseAdminHandlers(
       state.dropDatabase(req.database);
       return {};
     }),
-    UpdateDatabaseDdl: unary(f, 'UpdateDatabaseDdl', (req: { database: string; statements?: string[] }) => {
-      const db = state.database(req.database);
-      const statements = req.statements ?? [];
-      let applied = 0;
-      try {
-        for (const s of statements) {
-          db.updateDdl([s]);
-          applied++;
+    UpdateDatabaseDdl: unary(
+      f,
+      'UpdateDatabaseDdl',
+      (req: { database: string; statements?: string[]; protoDescriptors?: Buffer }) => {
+        const db = state.database(req.database);
+        const statements = req.statements ?? [];
+        let applied = 0;
+        try {
+          for (const s of statements) {
+            db.updateDdl([s], undefined, req.protoDescriptors);
+            applied++;
+          }
+        } catch (err) {
+          if (applied === 0 || !(err instanceof SpannerError)) throw err;
+          return operation(db.name, 'google.protobuf.Empty', Buffer.alloc(0), err);
         }
-      } catch (err) {
-        if (applied === 0 || !(err instanceof SpannerError)) throw err;
-        return operation(db.name, 'google.protobuf.Empty', Buffer.alloc(0), err);
-      }
-      return operation(db.name, 'google.protobuf.Empty', Buffer.alloc(0));
+        return operation(db.name, 'google.protobuf.Empty', Buffer.alloc(0));
+      },
+    ),
+    GetDatabaseDdl: unary(f, 'GetDatabaseDdl', (req: { database: string }) => {
+      const db = state.database(req.database);
+      const bundle = db.schema.protoBundle;
+      return { statements: db.ddl(), ...(bundle ? { protoDescriptors: bundle.descriptorBytes() } : {}) };
     }),
-    GetDatabaseDdl: unary(f, 'GetDatabaseDdl', (req: { database: string }) => ({
-      statements: state.database(req.database).ddl(),
-    })),
   };
 }
 

@@ -3,6 +3,7 @@
  * `SchemaView` the change-stream engine reads. Names are matched case-insensitively, as Spanner does.
  */
 import { Code, type SchemaView, SpannerError, type TableInfo } from './hooks';
+import type { ProtoBundle } from './proto-bundle';
 import type { Dialect, Token } from './tokenizer';
 import { type ColumnType, spannerTypeName } from './types';
 
@@ -91,6 +92,8 @@ export class Schema implements SchemaView {
   readonly namedSchemas = new Map<string, string>();
   /** Explicitly set database options (e.g. version_retention_period). */
   readonly options = new Map<string, string>();
+  /** The proto bundle (CREATE PROTO BUNDLE), immutable: each change replaces it. */
+  protoBundle?: ProtoBundle;
   /** Bumped on every change, so derived state (INFORMATION_SCHEMA) knows when to refresh. */
   version = 0;
   /** Earlier versions, oldest first: each a copy of the schema as it stood from `fromNs` on. */
@@ -113,6 +116,7 @@ export class Schema implements SchemaView {
       out.indexesByName.set(k, { ...i, keys: i.keys.map((p) => ({ ...p })), storing: [...i.storing] });
     for (const [k, v] of this.options) out.options.set(k, v);
     for (const [k, v] of this.namedSchemas) out.namedSchemas.set(k, v);
+    out.protoBundle = this.protoBundle;
     out.version = this.version;
     return out;
   }
@@ -198,7 +202,10 @@ export class Schema implements SchemaView {
     const tables = [...this.tablesByName.values()].map((t) => printTable(t, this.dialect));
     const indexes = [...this.indexesByName.values()].map((i) => printIndex(i, this.dialect));
     const schemas = [...this.namedSchemas.values()].map((n) => `CREATE SCHEMA ${q(n, this.dialect)}`);
-    return [...schemas, ...tables, ...indexes];
+    const types = [...(this.protoBundle?.types.keys() ?? [])];
+    const bundle = types.length ? [`CREATE PROTO BUNDLE (\n${types.map((t) => `  ${t},\n`).join('')})`] : [];
+    // The service prints the bundle before the schema objects whose columns may use its types.
+    return [...bundle, ...schemas, ...tables, ...indexes];
   }
 }
 
@@ -238,7 +245,7 @@ function printTable(t: Table, d: Dialect): string {
   const cols = t.columns.map((c) => {
     const opts =
       c.ct.allowCommitTimestamp && d !== 'POSTGRESQL' ? ' OPTIONS (allow_commit_timestamp = true)' : '';
-    return `  ${q(c.name, d)} ${spannerTypeName(c.ct, d)}${c.nullable ? '' : ' NOT NULL'}${generation(c, d)}${c.hidden ? ' HIDDEN' : ''}${opts}`;
+    return `  ${q(c.name, d)} ${spannerTypeName(c.ct, d, true)}${c.nullable ? '' : ' NOT NULL'}${generation(c, d)}${c.hidden ? ' HIDDEN' : ''}${opts}`;
   });
   cols.push(...constraintLines(t, d));
   const pk = t.primaryKey.map((k) => `${q(k.name, d)}${k.desc ? ' DESC' : ''}`).join(', ');

@@ -12,6 +12,11 @@ export interface ColumnType {
   length?: number;
   /** TIMESTAMP column with allow_commit_timestamp (PostgreSQL: spanner.commit_timestamp). */
   allowCommitTimestamp?: boolean;
+  /**
+   * A GoogleSQL column named by a dotted type name (`pkg.Msg`): PROTO or ENUM, decided by the proto bundle
+   * when the statement is applied (the parser cannot tell a message from an enum).
+   */
+  protoName?: string;
 }
 
 const GSQL_SCALARS = [
@@ -62,13 +67,31 @@ function readLength(tokens: Token[], i: number): [number | undefined, number] {
   return [isWord(v, 'MAX') ? undefined : Number(v?.value), i + 3];
 }
 
+/** A dotted type name (`pkg.Msg`, or one backquoted `` `pkg.Msg` ``) at `i`, with the index after it. */
+function dottedName(tokens: Token[], i: number): [string, number] | undefined {
+  const first = tokens[i];
+  if (first?.kind === 'qident' && first.value.includes('.')) return [first.value, i + 1];
+  if (first?.kind !== 'ident' || !isOp(tokens[i + 1], '.')) return undefined;
+  const parts = [first.value];
+  let j = i + 1;
+  while (isOp(tokens[j], '.') && (tokens[j + 1]?.kind === 'ident' || tokens[j + 1]?.kind === 'qident')) {
+    parts.push((tokens[j + 1] as Token).value);
+    j += 2;
+  }
+  return [parts.join('.'), j];
+}
+
 function parseGsql(tokens: Token[], i: number): [ColumnType, number] {
   const word = (tokens[i]?.value ?? '').toUpperCase();
+  const dotted = dottedName(tokens, i);
+  if (dotted) return [{ type: { code: 'PROTO', protoTypeFqn: dotted[0] }, protoName: dotted[0] }, dotted[1]];
   if (word === 'ARRAY' && isOp(tokens[i + 1], '<')) {
     const [el, j] = parseGsql(tokens, i + 2);
     if (!isOp(tokens[j], '>'))
       throw new SpannerError(Code.INVALID_ARGUMENT, 'Syntax error: expected > after ARRAY<');
-    return [{ type: { code: 'ARRAY', arrayElementType: el.type }, length: el.length }, j + 1];
+    const array: ColumnType = { type: { code: 'ARRAY', arrayElementType: el.type }, length: el.length };
+    if (el.protoName) array.protoName = el.protoName;
+    return [array, j + 1];
   }
   if (word === 'STRING' || word === 'BYTES') {
     const [length, j] = readLength(tokens, i + 1);
@@ -124,8 +147,11 @@ const PG_PRINT: Record<string, string> = {
   UUID: 'uuid',
 };
 
-/** The type as INFORMATION_SCHEMA.COLUMNS.SPANNER_TYPE shows it (and as GetDatabaseDdl prints it). */
-export function spannerTypeName(ct: ColumnType, dialect: Dialect): string {
+/**
+ * The type as INFORMATION_SCHEMA.COLUMNS.SPANNER_TYPE shows it (`PROTO<pkg.Msg>`, `ENUM<pkg.Enum>`) and,
+ * with `ddl`, as GetDatabaseDdl prints it (a PROTO / ENUM column by its bare type name, as it is declared).
+ */
+export function spannerTypeName(ct: ColumnType, dialect: Dialect, ddl = false): string {
   const len = ct.length === undefined ? 'MAX' : String(ct.length);
   if (dialect === 'POSTGRESQL') {
     if (ct.type.code === 'ARRAY')
@@ -135,8 +161,10 @@ export function spannerTypeName(ct: ColumnType, dialect: Dialect): string {
     return ct.type.code === 'STRING' && ct.length !== undefined ? `${base}(${ct.length})` : base;
   }
   if (ct.type.code === 'ARRAY')
-    return `ARRAY<${spannerTypeName({ type: ct.type.arrayElementType as SpannerTypeJson, length: ct.length }, dialect)}>`;
+    return `ARRAY<${spannerTypeName({ type: ct.type.arrayElementType as SpannerTypeJson, length: ct.length }, dialect, ddl)}>`;
   if (ct.type.code === 'STRING' || ct.type.code === 'BYTES') return `${ct.type.code}(${len})`;
+  if (ct.type.code === 'PROTO' || ct.type.code === 'ENUM')
+    return ddl ? (ct.type.protoTypeFqn ?? '') : `${ct.type.code}<${ct.type.protoTypeFqn ?? ''}>`;
   return ct.type.code;
 }
 
@@ -147,5 +175,6 @@ export function pgDataType(ct: ColumnType): string {
 
 /** Short type names of the Node client (`types: {x: 'int64'}`) are not needed here; this names a type. */
 export function typeLabel(t: SpannerTypeJson): string {
+  if (t.code === 'PROTO' || t.code === 'ENUM') return `${t.code}<${t.protoTypeFqn ?? ''}>`;
   return t.code === 'ARRAY' ? `ARRAY<${typeLabel(t.arrayElementType as SpannerTypeJson)}>` : t.code;
 }

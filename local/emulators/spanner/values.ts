@@ -131,12 +131,26 @@ export function canonicalUuid(w: WireValue): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
+function toEnumNumber(w: WireValue, type: SpannerTypeJson): string {
+  const text = typeof w === 'number' && Number.isInteger(w) ? String(w) : w;
+  const n = typeof text === 'string' && /^-?\d+$/.test(text) ? BigInt(text) : undefined;
+  if (n === undefined || n < -2147483648n || n > 2147483647n)
+    return bad(`Invalid value for enum ${type.protoTypeFqn ?? ''}: ${JSON.stringify(w)}`);
+  return n.toString();
+}
+
 /** Wire value → the scalar's canonical wire form (used for arrays and for stored scalars). */
 function canonical(w: WireValue, type: SpannerTypeJson): WireValue {
   if (w === null) return null;
   switch (type.code) {
     case 'INT64':
       return toInt(w).toString();
+    case 'ENUM':
+      // The enum's number, as INT64 travels (a decimal string); enum numbers are int32.
+      return toEnumNumber(w, type);
+    case 'PROTO':
+      // The serialized message, base64 as BYTES travel; never decoded.
+      return typeof w === 'string' ? w : bad(`Invalid PROTO value: ${JSON.stringify(w)}`);
     case 'FLOAT64':
     case 'FLOAT32':
       return toFloat(w);
@@ -177,6 +191,7 @@ export function wireToStored(w: WireValue, type: SpannerTypeJson): StoredValue {
   if (c === null) return null;
   switch (type.code) {
     case 'INT64':
+    case 'ENUM':
       return BigInt(c as string);
     case 'BOOL':
       return c ? 1n : 0n;
@@ -184,6 +199,7 @@ export function wireToStored(w: WireValue, type: SpannerTypeJson): StoredValue {
     case 'FLOAT32':
       return Number.isNaN(c) ? 'NaN' : (c as number);
     case 'BYTES':
+    case 'PROTO':
       return Buffer.from(c as string, 'base64');
     case 'ARRAY':
     case 'STRUCT':
@@ -205,6 +221,7 @@ export function storedToWire(v: StoredValue, type: SpannerTypeJson): WireValue {
   if (v === null) return null;
   switch (type.code) {
     case 'INT64':
+    case 'ENUM':
       return typeof v === 'number' ? String(Math.trunc(v)) : String(v);
     case 'BOOL':
       return v === 1n || v === 1 || v === '1';
@@ -212,6 +229,7 @@ export function storedToWire(v: StoredValue, type: SpannerTypeJson): WireValue {
     case 'FLOAT32':
       return floatWire(v);
     case 'BYTES':
+    case 'PROTO':
       return Buffer.isBuffer(v) ? v.toString('base64') : Buffer.from(String(v)).toString('base64');
     case 'ARRAY':
     case 'STRUCT':
@@ -266,6 +284,7 @@ export function rawToColumn(raw: StoredValue, type: SpannerTypeJson): StoredValu
     case 'BOOL':
       return raw === 0n || raw === 1n || raw === 0 || raw === 1 ? BigInt(raw) : mismatch();
     case 'INT64':
+    case 'ENUM':
       return typeof raw === 'bigint'
         ? raw
         : typeof raw === 'number' && Number.isInteger(raw)
@@ -279,6 +298,7 @@ export function rawToColumn(raw: StoredValue, type: SpannerTypeJson): StoredValu
           ? raw
           : mismatch();
     case 'BYTES':
+    case 'PROTO':
       return Buffer.isBuffer(raw) ? raw : mismatch();
     case 'ARRAY':
       return typeof raw === 'string' ? wireToStored(JSON.parse(raw) as WireValue, type) : mismatch();

@@ -99,7 +99,7 @@ function compare(op: string, l: Typed, r: Typed, cx: CompileCtx, pos: number): T
   const [a, b] = unify([l, r], cx, `operator ${op}`, pos);
   const t = a.type;
   const eq = op === '=' || op === '!=';
-  if (t.code === 'ARRAY' || t.code === 'JSON' || (t.code === 'STRUCT' && !eq)) {
+  if (t.code === 'ARRAY' || t.code === 'JSON' || t.code === 'PROTO' || (t.code === 'STRUCT' && !eq)) {
     const what = eq ? 'Equality' : 'Less than';
     cx.fail(
       cx.pg

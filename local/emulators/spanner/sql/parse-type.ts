@@ -62,6 +62,12 @@ function gsqlType(c: Cursor): SpannerTypeJson {
   }
   if (word === 'STRUCT') return structType(c);
   const t = GSQL[word];
+  if (!t && c.isOp('.'))
+    // A dotted name is a proto message or enum type: the emulator keeps no descriptors for SQL.
+    throw new SpannerError(
+      Code.UNIMPLEMENTED,
+      `Proto and enum types in SQL expressions (CAST, typed literals) are not supported by the emulator${at(c.src, pos)}`,
+    );
   if (!t)
     throw new SpannerError(Code.INVALID_ARGUMENT, `Type not found: ${word}${c.pg ? '' : at(c.src, pos)}`);
   skipLength(c);

@@ -66,6 +66,8 @@ export function typeName(t: SqlType, d: Dialect): string {
   if (t.code === 'ARRAY') return `ARRAY<${typeName(t.arrayElementType as SqlType, d)}>`;
   if (t.code === 'STRUCT')
     return `STRUCT<${(t.structType?.fields ?? []).map((f) => `${f.name ? `${f.name} ` : ''}${typeName(f.type, d)}`).join(', ')}>`;
+  // ZetaSQL names a message or enum type by its full name.
+  if ((t.code === 'PROTO' || t.code === 'ENUM') && t.protoTypeFqn) return t.protoTypeFqn;
   return t.code;
 }
 
@@ -78,6 +80,7 @@ export function sameType(a: SqlType, b: SqlType): boolean {
     const fb = b.structType?.fields ?? [];
     return fa.length === fb.length && fa.every((f, i) => sameType(f.type, (fb[i] as { type: SqlType }).type));
   }
+  if (a.code === 'PROTO' || a.code === 'ENUM') return a.protoTypeFqn === b.protoTypeFqn;
   return (a.typeAnnotation ?? '') === (b.typeAnnotation ?? '') || a.code === 'NUMERIC' || a.code === 'JSON';
 }
 
