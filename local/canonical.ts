@@ -58,6 +58,8 @@ function jsonText(value: unknown): string {
 function scalarText(kind: ScalarKind, value: unknown): string {
   switch (kind) {
     case 'int':
+    case 'enum':
+      // An ENUM is its number: Spanner sends it as INT64 text, the replica holds INT64.
       return readInt(wrapped(value), 'int').toString();
     case 'numeric':
       return canonicalDecimal(String(wrapped(value)));
@@ -71,6 +73,8 @@ function scalarText(kind: ScalarKind, value: unknown): string {
     case 'timestamp':
       return micros(value);
     case 'bytes':
+    case 'proto':
+      // A PROTO is its serialized bytes: base64 from Spanner, BYTES in the replica.
       return Buffer.isBuffer(value) ? value.toString('base64') : String(value);
     case 'json':
       return jsonText(value);

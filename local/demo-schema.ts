@@ -5,6 +5,7 @@
  */
 import type { Dialect } from '../shared/domain/change-record';
 import { destinationPart } from '../shared/domain/table-rules';
+import { PROTO_ENUM, PROTO_MESSAGE } from './proto-types';
 
 /** What a scalar column holds, independent of the dialect's type name. */
 export type ScalarKind =
@@ -18,7 +19,11 @@ export type ScalarKind =
   | 'timestamp'
   | 'bytes'
   | 'json'
-  | 'uuid';
+  | 'uuid'
+  /** GoogleSQL only: a PROTO column of the local stack's bundle (`local/proto-types.ts`). */
+  | 'proto'
+  /** GoogleSQL only: an ENUM column of the local stack's bundle. */
+  | 'enum';
 
 /** What a column holds: a scalar kind, an array of one (`int[]`), or `strings` (the demo's string array). */
 export type ColumnKind = ScalarKind | `${ScalarKind}[]` | 'strings';
@@ -59,6 +64,8 @@ export interface DemoSchema {
   products: DemoTable;
   tables: DemoTable[];
   ddl: string[];
+  /** The `proto_descriptors` sent with `ddl`, when a table uses PROTO or ENUM columns. */
+  protoDescriptors?: Buffer;
 }
 
 const col = (name: string, kind: ColumnKind, nullable = false): DemoColumn => ({ name, kind, nullable });
@@ -75,6 +82,8 @@ const GOOGLE_SQL_TYPES: Record<ScalarKind, string> = {
   bytes: 'BYTES(MAX)',
   json: 'JSON',
   uuid: 'UUID',
+  proto: PROTO_MESSAGE,
+  enum: PROTO_ENUM,
 };
 
 const POSTGRES_TYPES: Record<ScalarKind, string> = {
@@ -89,12 +98,17 @@ const POSTGRES_TYPES: Record<ScalarKind, string> = {
   bytes: 'bytea',
   json: 'jsonb',
   uuid: 'uuid',
+  // PostgreSQL has no proto types.
+  proto: '',
+  enum: '',
 };
 
 /** The DDL type name of a column kind in a dialect. */
 export function typeName(kind: ColumnKind, pg: boolean): string {
   const types = pg ? POSTGRES_TYPES : GOOGLE_SQL_TYPES;
   const element = elementKind(kind);
+  if (!types[element ?? (kind as ScalarKind)])
+    throw new Error(`column kind ${kind} has no ${pg ? 'PostgreSQL' : 'GoogleSQL'} type`);
   if (element === undefined) return types[kind as ScalarKind];
   return pg ? `${types[element]}[]` : `ARRAY<${types[element]}>`;
 }

@@ -1,6 +1,7 @@
 /**
  * "Real data": a seeded generator of the values a real database holds, for the end-to-end suite. Two tables
- * in either dialect — `RealValues` with a column of every scalar type and an array of every type, filled with
+ * in either dialect — `RealValues` with a column of every scalar type and an array of every type (GoogleSQL's
+ * PROTO and ENUM of the local stack's proto bundle included), filled with
  * each type's extremes, NULLs, NULL array elements and large values (1 MiB strings and bytes), and `RealKeys`
  * with a composite key over the whole INT64 range, TIMESTAMPs a nanosecond apart and Unicode strings — and a
  * workload of inserts, updates and deletes (several per transaction) that journals every mod it commits.
@@ -14,6 +15,7 @@ import {
   type Timestamp,
 } from '../shared/domain/timestamp';
 import type { ColumnKind, DemoColumn, DemoTable, ScalarKind } from './demo-schema';
+import { encodePayload, LEVELS } from './proto-types';
 import type { Random } from './random';
 import type { WireCell, WireRow } from './values';
 import type { CommittedMod } from './workload';
@@ -32,9 +34,13 @@ const SCALARS: ScalarKind[] = [
   'uuid',
 ];
 
+/** GoogleSQL's types beyond the common ones: PROTO and ENUM of the local stack's bundle. */
+const GOOGLE_SQL_ONLY: ScalarKind[] = ['proto', 'enum'];
+
 /** The two real-data tables of a dialect (PostgreSQL names in lower case). */
 export function realDataTables(dialect: Dialect): { values: DemoTable; keys: DemoTable } {
   const pg = dialect === 'POSTGRESQL';
+  const kinds = pg ? SCALARS : [...SCALARS, ...GOOGLE_SQL_ONLY];
   const n = (s: string) => (pg ? s.toLowerCase() : s);
   const col = (name: string, kind: ColumnKind, nullable = true): DemoColumn => ({
     name: n(name),
@@ -46,8 +52,8 @@ export function realDataTables(dialect: Dialect): { values: DemoTable; keys: Dem
     key: [n('Id')],
     columns: [
       col('Id', 'int', false),
-      ...SCALARS.map((k) => col(`V_${k}`, k)),
-      ...SCALARS.map((k) => col(`A_${k}`, `${k}[]` as ColumnKind)),
+      ...kinds.map((k) => col(`V_${k}`, k)),
+      ...kinds.map((k) => col(`A_${k}`, `${k}[]` as ColumnKind)),
     ],
     replica: 'real_values',
     history: 'real_values_history',
@@ -144,10 +150,25 @@ function extremes(kind: ScalarKind, pg: boolean): WireCell[] {
       ];
     case 'uuid':
       return ['00000000-0000-0000-0000-000000000000', 'ffffffff-ffff-ffff-ffff-ffffffffffff'];
+    case 'proto':
+      return PAYLOADS;
+    case 'enum':
+      return LEVELS.map(String);
     default:
       return UNICODE;
   }
 }
+
+/** Messages: the empty one (zero bytes), INT64 extremes, Unicode, raw bytes, nested and repeated fields. */
+const PAYLOADS = [
+  encodePayload({}),
+  encodePayload({ id: '-9223372036854775808', label: 'ünïcødé ✓ 😀', level: -2147483648 }),
+  encodePayload({ id: '9223372036854775807', level: 2147483647, blob: Buffer.from([0, 255, 128]) }),
+  encodePayload({
+    counts: ['-9223372036854775808', '0', '9223372036854775807'],
+    parts: [{ name: 'a', weight: 0.1 }, {}, { name: 'b', weight: -1e300 }],
+  }),
+];
 
 function nested(depth: number): string {
   return depth === 0 ? '"bottom"' : `{"d":${nested(depth - 1)}}`;
@@ -157,6 +178,7 @@ function nested(depth: number): string {
 function large(kind: ScalarKind, rng: Random): WireCell | undefined {
   if (kind === 'string') return 'ç🙂x'.repeat(1 + rng.int(0, 2)).repeat(90_000);
   if (kind === 'bytes') return Buffer.alloc(1024 * 1024, rng.int(0, 255)).toString('base64');
+  if (kind === 'proto') return encodePayload({ blob: Buffer.alloc(1024 * 1024, rng.int(0, 255)) });
   return undefined;
 }
 

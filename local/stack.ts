@@ -17,6 +17,7 @@ import { type FunctionLogLine, type FunctionName, FunctionProcess } from './func
 import { retargetRestoredTasks } from './function-urls';
 import { type PipelineProgress, readProgress } from './ledger-view';
 import { assertPortsFree, freePort, PortInUseError } from './ports';
+import { PROTO_BUNDLE_DDL, protoDescriptors } from './proto-types';
 import { Random } from './random';
 import {
   databaseName,
@@ -111,7 +112,10 @@ async function createDemoDatabase(emulators: LocalEmulators, schema: DemoSchema,
     return { database, restored: true };
   }
   emulators.spanner.admin.createDatabase(databaseName(), schema.dialect);
-  const [operation] = await database.updateSchema(schema.ddl);
+  const [operation] = await database.updateSchema({
+    statements: schema.ddl,
+    ...(schema.protoDescriptors ? { protoDescriptors: schema.protoDescriptors } : {}),
+  });
   await operation.promise();
   await emulators.bigquery.bigquery().createDataset(LOCAL.dataset);
   return { database, restored: false };
@@ -210,10 +214,13 @@ async function assertHealthy(functions: FunctionProcess[]): Promise<void> {
 function withTables(schema: DemoSchema, extra: DemoTable[]): DemoSchema {
   if (extra.length === 0) return schema;
   const pg = schema.dialect === 'POSTGRESQL';
+  // PROTO / ENUM columns need the local stack's proto bundle created first, with its descriptors.
+  const protos = extra.some((t) => t.columns.some((c) => /^(proto|enum)(\[\])?$/.test(c.kind)));
   return {
     ...schema,
     tables: [...schema.tables, ...extra],
-    ddl: [...extra.map((t) => createTable(t, pg)), ...schema.ddl],
+    ddl: [...(protos ? [PROTO_BUNDLE_DDL] : []), ...extra.map((t) => createTable(t, pg)), ...schema.ddl],
+    ...(protos ? { protoDescriptors: protoDescriptors() } : {}),
   };
 }
 

@@ -4,6 +4,7 @@
  * carry microseconds so they survive BigQuery exactly.
  */
 import { type DemoColumn, type DemoTable, elementKind, type ScalarKind } from './demo-schema';
+import { encodePayload, LEVELS } from './proto-types';
 import type { Random } from './random';
 
 /** A value as written in a mutation. */
@@ -43,6 +44,10 @@ function scalar(kind: ScalarKind, rng: Random): WireCell {
       return JSON.stringify({ level: rng.int(1, 5), tier: rng.pick(WORDS), flags: [rng.chance(0.5)] });
     case 'float32':
       return Math.fround(rng.int(-1_000_000, 1_000_000) / 64);
+    case 'proto':
+      return encodePayload({ id: String(rng.int(-1_000_000, 1_000_000)), label: rng.pick(WORDS) });
+    case 'enum':
+      return String(rng.pick(LEVELS));
     case 'uuid':
       return `${rng.int(0, 0xffff).toString(16).padStart(4, '0')}0000-0000-4000-8000-${String(rng.int(0, 999_999)).padStart(12, '0')}`;
   }

@@ -5,12 +5,16 @@
  * replication runs, with the stream carrying old values (GoogleSQL, `NEW_ROW_AND_OLD_VALUES`) or not
  * (PostgreSQL, `NEW_ROW`). After catch-up every replica equals Spanner row for row — compared in Spanner's
  * wire form, JSON as exact text and TIMESTAMP keys at nanoseconds — and the history holds every committed mod.
+ * GoogleSQL's table has PROTO and ENUM columns (and arrays of them): BYTES holding the serialized message and
+ * INT64 holding the enum's number in the replica. Halfway through, the message gains a field (ALTER PROTO
+ * BUNDLE UPDATE) and the ENUM array column becomes ARRAY<INT64> while replication runs.
  */
 process.env.METADATA_SERVER_DETECTION = 'none';
 
+import { LEVELS, PROTO_MESSAGE, protoDescriptors } from '../../local/proto-types';
 import { Random } from '../../local/random';
 import { RealDataWorkload, realDataTables } from '../../local/real-data';
-import { startLocalStack } from '../../local/stack';
+import { type LocalStack, startLocalStack } from '../../local/stack';
 import { LOCAL } from '../../local/stack-config';
 import { formatVerdict } from '../../local/verifier';
 import type { Dialect } from '../../shared/domain/change-record';
@@ -47,7 +51,9 @@ describe.each<[Dialect, 'NEW_ROW_AND_OLD_VALUES' | 'NEW_ROW']>([
       }
       expect(state).toBe('succeeded');
       stack.startTicking(400);
-      for (let i = 0; i < 40; i++) await workload.step();
+      for (let i = 0; i < 20; i++) await workload.step();
+      if (dialect === 'GOOGLE_STANDARD_SQL') await evolveProtoTypes(stack);
+      for (let i = 0; i < 20; i++) await workload.step();
       const caughtUp = await stack.waitForCatchUp(workload.lastCommit!, 150_000);
       await stack.stopTicking();
       expect({ caughtUp, progress: stack.progress(), errors: stack.errors.slice(0, 3) }).toMatchObject({
@@ -65,8 +71,44 @@ describe.each<[Dialect, 'NEW_ROW_AND_OLD_VALUES' | 'NEW_ROW']>([
       expect(big.every((d) => d.includes('12345678901234567890') && d.includes('-9223372036854775808'))).toBe(
         true,
       );
+      if (dialect === 'GOOGLE_STANDARD_SQL') await expectProtoAndEnum(stack, tables.values.replica!);
     } finally {
       await stack.stop();
     }
   }, 360_000);
 });
+
+/** Schema drift of proto types under a running pipeline: a new message version, and an ENUM column to INT64. */
+async function evolveProtoTypes(stack: LocalStack): Promise<void> {
+  const [op] = await stack.database.updateSchema({
+    statements: [
+      `ALTER PROTO BUNDLE UPDATE (${PROTO_MESSAGE})`,
+      'ALTER TABLE RealValues ALTER COLUMN A_enum ARRAY<INT64>',
+    ],
+    protoDescriptors: protoDescriptors(2),
+  });
+  await op.promise();
+}
+
+/** The replica types PROTO as BYTES and ENUM as INT64, and holds the extremes exactly. */
+async function expectProtoAndEnum(stack: LocalStack, replica: string): Promise<void> {
+  const [meta] = await stack.emulators.bigquery
+    .bigquery()
+    .dataset(LOCAL.dataset)
+    .table(replica)
+    .getMetadata();
+  const fields = (meta.schema.fields as Array<{ name: string; type: string; mode?: string }>).filter((f) =>
+    /_(proto|enum)$/.test(f.name),
+  );
+  expect(fields.map((f) => [f.name, f.type, f.mode ?? 'NULLABLE'])).toEqual([
+    ['V_proto', 'BYTES', 'NULLABLE'],
+    ['V_enum', 'INTEGER', 'NULLABLE'],
+    ['A_proto', 'BYTES', 'REPEATED'],
+    ['A_enum', 'INTEGER', 'REPEATED'],
+  ]);
+  const rows = stack.emulators.bigquery.admin.tableRows(LOCAL.dataset, replica);
+  const enums = new Set(rows.map((r) => r['V_enum']).filter((v) => v !== null && v !== undefined));
+  expect([...enums].every((v) => LEVELS.includes(Number(v)))).toBe(true);
+  expect(enums.size).toBeGreaterThan(1);
+  expect(rows.some((r) => Buffer.isBuffer(r['V_proto']) && (r['V_proto'] as Buffer).length > 0)).toBe(true);
+}
