@@ -134,8 +134,12 @@ export function canonicalUuid(w: WireValue): string {
 function toEnumNumber(w: WireValue, type: SpannerTypeJson): string {
   const text = typeof w === 'number' && Number.isInteger(w) ? String(w) : w;
   const n = typeof text === 'string' && /^-?\d+$/.test(text) ? BigInt(text) : undefined;
+  // The official emulator's message and code (the number is parsed as an int32).
   if (n === undefined || n < -2147483648n || n > 2147483647n)
-    return bad(`Invalid value for enum ${type.protoTypeFqn ?? ''}: ${JSON.stringify(w)}`);
+    throw new SpannerError(
+      Code.FAILED_PRECONDITION,
+      `Could not parse ${typeof w === 'string' ? w : JSON.stringify(w)} as an integer (an ENUM ${type.protoTypeFqn ?? ''} number)`,
+    );
   return n.toString();
 }
 

@@ -244,7 +244,8 @@ test('the service errors: unknown types, a bundle without descriptors, a second 
     message: expect.stringContaining('proto_descriptor_file cannot be empty'),
   });
   await expect(g.database.table('Singers').insert({ Id: 30, Kind: '4294967296' })).rejects.toMatchObject({
-    code: 3,
+    code: 9,
+    message: expect.stringContaining('Could not parse 4294967296 as an integer'),
   });
 });
 
