@@ -71,7 +71,8 @@ describe.each<[Dialect, 'NEW_ROW_AND_OLD_VALUES' | 'NEW_ROW']>([
       expect(big.every((d) => d.includes('12345678901234567890') && d.includes('-9223372036854775808'))).toBe(
         true,
       );
-      if (dialect === 'GOOGLE_STANDARD_SQL') await expectProtoAndEnum(stack, tables.values.replica!);
+      if (dialect === 'GOOGLE_STANDARD_SQL')
+        await expectProtoAndEnum(stack, tables.values.replica!, tables.values.history!);
     } finally {
       await stack.stop();
     }
@@ -91,7 +92,7 @@ async function evolveProtoTypes(stack: LocalStack): Promise<void> {
 }
 
 /** The replica types PROTO as BYTES and ENUM as INT64, and holds the extremes exactly. */
-async function expectProtoAndEnum(stack: LocalStack, replica: string): Promise<void> {
+async function expectProtoAndEnum(stack: LocalStack, replica: string, history: string): Promise<void> {
   const [meta] = await stack.emulators.bigquery
     .bigquery()
     .dataset(LOCAL.dataset)
@@ -111,4 +112,15 @@ async function expectProtoAndEnum(stack: LocalStack, replica: string): Promise<v
   expect([...enums].every((v) => LEVELS.includes(Number(v)))).toBe(true);
   expect(enums.size).toBeGreaterThan(1);
   expect(rows.some((r) => Buffer.isBuffer(r['V_proto']) && (r['V_proto'] as Buffer).length > 0)).toBe(true);
+  // The history keeps the change records' forms: the message in base64, the enum's number as text.
+  const changed = stack.emulators.bigquery.admin
+    .tableRows(LOCAL.dataset, history)
+    .filter((r) => r['mod_type'] !== 'SNAPSHOT' && r['mod_type'] !== 'DELETE')
+    .map((r) => JSON.parse(String(r['new_values'])) as Record<string, unknown>);
+  const protos = changed.map((v) => v['V_proto']).filter((v) => typeof v === 'string') as string[];
+  const numbers = changed.map((v) => v['V_enum']).filter((v) => v !== null && v !== undefined);
+  expect(protos.length).toBeGreaterThan(0);
+  expect(protos.every((b) => Buffer.from(b, 'base64').toString('base64') === b)).toBe(true);
+  expect(numbers.length).toBeGreaterThan(0);
+  expect(numbers.every((n) => typeof n === 'string' && LEVELS.includes(Number(n)))).toBe(true);
 }

@@ -239,6 +239,12 @@ test('the service errors: unknown types, a bundle without descriptors, a second 
   await expect(ddl(g, [`ALTER PROTO BUNDLE INSERT (${MSG})`], V2.descriptors)).rejects.toMatchObject({
     code: 6,
   });
+  await expect(
+    ddl(g, [`ALTER PROTO BUNDLE UPDATE (${MSG})`], Buffer.from('not a descriptor set')),
+  ).rejects.toMatchObject({
+    code: 3,
+    message: expect.stringContaining('Could not parse contents of proto_descriptor_file'),
+  });
   await expect(ddl(g, [`ALTER PROTO BUNDLE UPDATE (${MSG})`])).rejects.toMatchObject({
     code: 3,
     message: expect.stringContaining('proto_descriptor_file cannot be empty'),
