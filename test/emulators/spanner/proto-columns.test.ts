@@ -347,3 +347,30 @@ test('the bundle, its descriptors and PROTO / ENUM rows survive a restart of an 
     rmSync(dataDir, { recursive: true, force: true });
   }
 }, 60_000);
+
+test('DML writes PROTO / ENUM columns from typed parameters, and ENUM orders by number', async () => {
+  await g.database.runTransactionAsync(async (tx) => {
+    await tx.runUpdate({
+      sql: 'INSERT INTO Singers (Id, Info, Kind, Kinds) VALUES (@id, @m, @k, @ks)',
+      params: { id: 40, m: message(bob), k: genre(3), ks: [genre(2), genre(1)] },
+    } as never);
+    await tx.runUpdate({
+      sql: 'INSERT INTO Singers (Id, Kind) VALUES (41, @k)',
+      params: { k: genre(1) },
+    } as never);
+    await tx.runUpdate({
+      sql: 'UPDATE Singers SET Kind = @k WHERE Id = 41',
+      params: { k: genre(2) },
+    } as never);
+    await tx.commit();
+  });
+  const [rows] = await g.database.run({
+    sql: 'SELECT Id, Info, Kind FROM Singers WHERE Id IN (40, 41) ORDER BY Kind',
+  });
+  const cells = rows.map((r) => r as unknown as Cell[]);
+  expect(cells.map((c) => [c[0]?.value, (c[2]?.value as { value: string }).value])).toEqual([
+    [expect.objectContaining({ value: '41' }), '2'],
+    [expect.objectContaining({ value: '40' }), '3'],
+  ]);
+  expect(bytesOf(cells[1]?.[1]?.value)).toEqual(Buffer.from(bob));
+});
