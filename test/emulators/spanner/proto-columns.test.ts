@@ -368,7 +368,7 @@ test('DML writes PROTO / ENUM columns from typed parameters, and ENUM orders by 
     sql: 'SELECT Id, Info, Kind FROM Singers WHERE Id IN (40, 41) ORDER BY Kind',
   });
   const cells = rows.map((r) => r as unknown as Cell[]);
-  expect(cells.map((c) => [c[0]?.value, (c[2]?.value as { value: string }).value])).toEqual([
+  expect(cells.map((c) => [c[0]?.value, (c[2]?.value as { value: string } | undefined)?.value])).toEqual([
     [expect.objectContaining({ value: '41' }), '2'],
     [expect.objectContaining({ value: '40' }), '3'],
   ]);
