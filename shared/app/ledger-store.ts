@@ -25,6 +25,14 @@ import type { Logger } from '../domain/log';
 import { listAll, type ObjectStore } from '../ports/object-store';
 import { DEFAULT_RETRY, type RetryPolicy, withRetries } from './retry';
 import { type PipelineStatus, withLagSample } from './status';
+import {
+  forgetTable,
+  type MarkerScope,
+  markTable,
+  type TableEvidence,
+  type TableKind,
+  tableEvidence,
+} from './table-markers';
 
 /** A value read from the ledger with the generation a compare-and-swap write must name. */
 export interface Versioned<T> {
@@ -210,24 +218,36 @@ export class LedgerStore {
     return now?.value.writer === manifest.writer ? now.generation : undefined;
   }
 
-  /**
-   * Whether the pipeline ensured the BigQuery table before (the marker {@link markEnsured} writes): durable
-   * evidence that a missing table was deleted rather than never created (ADR-1515).
-   */
-  async wasEnsured(kind: 'replica' | 'history', destination: string): Promise<boolean> {
-    const name = this.paths.ensured(kind, destination);
-    return (await this.call(`read ${name}`, () => this.store.read(name))) !== undefined;
+  /** Where the table markers live, with this ledger's retries (ADR-1515, ADR-1516). */
+  private get markers(): MarkerScope {
+    return {
+      store: this.store,
+      name: (kind, destination) => this.paths.ensured(kind, destination),
+      readStatus: () => this.readStatus(),
+      call: (what, op) => this.call(what, op),
+    };
   }
 
-  /** Records that the table exists (written only after it was ensured; a marker already there is kept). */
-  async markEnsured(kind: 'replica' | 'history', destination: string): Promise<void> {
-    const name = this.paths.ensured(kind, destination);
-    await this.call(`write ${name}`, () =>
-      this.store.write(name, Buffer.from(JSON.stringify({ kind, destination })), {
-        ifGeneration: 0,
-        contentType: JSON_TYPE,
-      }),
-    );
+  /**
+   * What the ledger says of a BigQuery table: ensured before (`marked`, or `listed` by the last status for a
+   * table ensured before markers existed), `forgotten` by the operator, or `none` — durable evidence that a
+   * missing table was deleted rather than never created.
+   */
+  wasEnsured(kind: TableKind, destination: string): Promise<TableEvidence> {
+    return tableEvidence(this.markers, kind, destination);
+  }
+
+  /** Records that the table exists (written only after it was ensured; replaces a `forgotten` marker). */
+  markEnsured(kind: TableKind, destination: string): Promise<void> {
+    return markTable(this.markers, kind, destination);
+  }
+
+  /**
+   * Forgets that the table existed (`POST /tables/forget`): a missing one is then created empty by the next
+   * ensure. Answers the evidence there was before.
+   */
+  forgetEnsured(kind: TableKind, destination: string, at: string): Promise<TableEvidence> {
+    return forgetTable(this.markers, kind, destination, at);
   }
 
   /** Reads the status object as JSON, or undefined before the first tick. */

@@ -91,6 +91,8 @@ export class Reader {
       // A window that failed says what it had acknowledged: recorded with the failure (ADR-1501).
       const partial = thrown instanceof WindowFailure ? thrown.partial : undefined;
       const err = thrown instanceof WindowFailure ? thrown.cause : thrown;
+      // A table met missing is planned and ensured again by the next window, with the ledger read afresh.
+      this.tables.forgetMissing(err);
       if (!leased && leaseFree) leased = await this.leaseToRecord(err, task, holder);
       return recordTaskFailure(
         { ledger: this.ports.ledger, now: this.runtime.now() },

@@ -11,6 +11,7 @@ import type { ResolvedLookup } from '../domain/enrichment/lookups';
 import { SluiceError } from '../domain/errors';
 import type { ChangeStreamScope, TableColumn, TableSchema } from '../domain/information-schema';
 import type { Logger } from '../domain/log';
+import { findMissingTable } from '../domain/missing-table';
 import { columnDrift, type Drift, planReplica, type ReplicaPlan } from '../domain/replica-plan';
 import { notReplicatedReason, type TableTargets, targetsFor } from '../domain/table-rules';
 import { formatTimestamp, type Timestamp } from '../domain/timestamp';
@@ -18,10 +19,7 @@ import { decideSpannerTypeChange, incompatibleTypeError } from '../domain/type-c
 import type { HistorySink, ReplicaSink } from '../ports/sinks';
 import type { SpannerCatalog } from '../ports/spanner-catalog';
 import { resolveTableLookups, withEnrichedColumns } from './enrichment/resolve';
-import type { LedgerStore } from './ledger-store';
-
-/** The ledger's markers of BigQuery tables the pipeline ensured (ADR-1515). */
-export type EnsuredMarkers = Pick<LedgerStore, 'wasEnsured' | 'markEnsured'>;
+import { type EnsuredMarkers, MarkedTables } from './table-markers';
 
 /** The ports the registry uses. */
 export interface RegistryPorts {
@@ -75,14 +73,16 @@ export class TableRegistry {
   private readonly skipped = new Set<string>();
   /** Plans already ensured by {@link adopt}, by table: an unchanged plan costs no BigQuery call. */
   private readonly signatures = new Map<string, string>();
-  /** Tables this instance knows have a marker in the ledger (`kind/destination`): read once each. */
-  private readonly marked = new Set<string>();
+  /** The ledger's evidence of each BigQuery table, read once per table by this instance. */
+  private readonly marked: MarkedTables;
 
   constructor(
     private readonly ports: RegistryPorts,
     private readonly config: PipelineConfig,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.marked = new MarkedTables(ports.ledger);
+  }
 
   /**
    * The table as replicated, planned on first sight from its schema as of `at` (BigQuery tables ensured);
@@ -221,32 +221,32 @@ export class TableRegistry {
     const enriched = withEnrichedColumns(plan, lookups);
     const { replica, history } = targets;
     if (replica)
-      await this.marking('replica', replica, (existed) =>
+      await this.marked.ensure('replica', replica, (existed) =>
         this.ports.replica.ensureTable(replica, enriched.schema, enriched.watched, { existed }),
       );
     if (history)
-      await this.marking('history', history, (existed) =>
+      await this.marked.ensure('history', history, (existed) =>
         this.ports.history.ensureTable(history, enriched.fields, { existed }),
       );
     return { source, targets, plan, lookups };
   }
 
   /**
-   * Ensures a table with the ledger's evidence that it existed: a table with a marker that is missing was
-   * deleted and is refused, not created empty (ADR-1515). The marker is written only once the table was
-   * ensured, so a marker always means the table existed; a crash before it is mended by the next ensure.
+   * After a write met a table missing (`MissingTableError`): forgets this instance's plans of the tables that
+   * write to it and that the table was marked, so the next window plans them again and ensures the table
+   * with the ledger's evidence read afresh — refused again while it was deleted, created if the operator
+   * forgot it. Other errors change nothing.
    */
-  private async marking(
-    kind: 'replica' | 'history',
-    destination: string,
-    ensure: (existed: boolean) => Promise<void>,
-  ): Promise<void> {
-    const ledger = this.ports.ledger;
-    const key = `${kind}/${destination}`;
-    const existed = this.marked.has(key) || (await ledger?.wasEnsured(kind, destination)) === true;
-    await ensure(existed);
-    if (!existed) await ledger?.markEnsured(kind, destination);
-    if (ledger) this.marked.add(key);
+  forgetMissing(err: unknown): void {
+    const missing = findMissingTable(err);
+    if (!missing) return;
+    this.marked.forget(missing.target, missing.destination);
+    for (const source of [...this.tables.keys()]) {
+      const targets = targetsFor(this.config, source);
+      if (targets?.[missing.target] !== missing.destination) continue;
+      this.tables.delete(source);
+      this.signatures.delete(source);
+    }
   }
 
   private async schemaAt(source: string, at: Timestamp, fresh = false): Promise<TableSchema> {

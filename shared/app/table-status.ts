@@ -28,15 +28,7 @@ export interface TableStatus {
   reason?: string;
 }
 
-/** The previous status's tables, read leniently (an older status object has none). */
-export function previousTables(status: unknown): TableStatus[] {
-  const tables = (status as { tables?: unknown } | undefined)?.tables;
-  if (!Array.isArray(tables)) return [];
-  return tables.filter(
-    (t): t is TableStatus =>
-      typeof t === 'object' && t !== null && typeof (t as TableStatus).source === 'string',
-  );
-}
+export { previousTables } from './table-markers';
 
 function statusOf(schema: TableSchema, config: PipelineConfig): TableStatus {
   const targets = targetsFor(config, schema.name);

@@ -1,23 +1,58 @@
 /**
  * The permanent errors for a BigQuery table the pipeline created before and finds missing (deleted while the
- * pipeline ran, docs/ARCHITECTURE.md ADR-1510 and ADR-1515). Recreating it would silently leave out every row
- * written to it before, so the error names the table and the repair instead.
+ * pipeline ran, docs/ARCHITECTURE.md ADR-1510, ADR-1515 and ADR-1516). Recreating it would silently leave out
+ * every row written to it before, so the error names the table and the repairs instead: a backfill, or — for
+ * a table removed on purpose that should start empty — forgetting the pipeline's record that it existed.
  */
 import { SluiceError } from './errors';
 
+/** The repair for a table removed on purpose, common to both messages. */
+const ON_PURPOSE =
+  'If it was removed on purpose and is to start empty, forget it instead (POST /tables/forget with {"table": "<source table>"}) and retry the failed partitions';
+
+/** A replica or history table the pipeline ensured before, found missing. */
+export class MissingTableError extends SluiceError {
+  override readonly name = 'MissingTableError';
+  /** The table's name in its dataset (the destination `SLUICE_TABLES` names). */
+  readonly destination: string;
+
+  constructor(
+    readonly target: 'replica' | 'history',
+    /** `<dataset>.<table>`, as the message names it. */
+    readonly table: string,
+    message: string,
+    cause?: unknown,
+  ) {
+    super('permanent', message, cause === undefined ? undefined : { cause });
+    this.destination = table.slice(table.lastIndexOf('.') + 1);
+  }
+}
+
 /** A replica table `<dataset>.<table>` that is missing: backfill it, then retry the failed partitions. */
-export function replicaTableMissing(table: string, cause?: unknown): SluiceError {
-  return new SluiceError(
-    'permanent',
-    `BigQuery table ${table} was not found: if it was deleted while the pipeline ran, the rows replicated to it went with it. Backfill the source table replicated to it (POST /backfills with "targets": ["replica"]), which recreates and reloads ${table}, then retry the failed partitions (POST /partitions/retry)`,
-    cause === undefined ? undefined : { cause },
+export function replicaTableMissing(table: string, cause?: unknown): MissingTableError {
+  return new MissingTableError(
+    'replica',
+    table,
+    `BigQuery table ${table} was not found: if it was deleted while the pipeline ran, the rows replicated to it went with it. Backfill the source table replicated to it (POST /backfills with "targets": ["replica"]), which recreates and reloads ${table}, then retry the failed partitions (POST /partitions/retry). ${ON_PURPOSE}`,
+    cause,
   );
 }
 
 /** A history table `<dataset>.<table>` that is missing: its rows exist nowhere else. */
-export function historyTableMissing(table: string): SluiceError {
-  return new SluiceError(
-    'permanent',
-    `BigQuery history table ${table} was not found although the pipeline created it before: if it was deleted while the pipeline ran, the history written to it is lost (it exists nowhere else) and is not recreated empty without a word. To go on, backfill the source table (POST /backfills), which recreates ${table}, then retry the failed partitions (POST /partitions/retry)`,
+export function historyTableMissing(table: string): MissingTableError {
+  return new MissingTableError(
+    'history',
+    table,
+    `BigQuery history table ${table} was not found although the pipeline created it before: if it was deleted while the pipeline ran, the history written to it is lost (it exists nowhere else) and is not recreated empty without a word. To go on, backfill the source table (POST /backfills), which recreates ${table}, then retry the failed partitions (POST /partitions/retry). ${ON_PURPOSE}`,
   );
+}
+
+/** The missing-table error in `err` or its causes (a wrapper may carry it), or undefined. */
+export function findMissingTable(err: unknown): MissingTableError | undefined {
+  let e: unknown = err;
+  for (let depth = 0; depth < 5 && e instanceof Error; depth++) {
+    if (e instanceof MissingTableError) return e;
+    e = e.cause;
+  }
+  return undefined;
 }
