@@ -1,6 +1,6 @@
 /**
  * The CLI's commands, each one call (or a polling loop) on the operator function's routes: status,
- * backfills, failed partitions and dead letters. Output goes through `io` so tests capture it.
+ * backfills, failed partitions, dead letters and forgotten tables. Output goes through `io` so tests capture it.
  */
 import { formatJob, formatProgress, formatStatus } from './format';
 import type { OperatorClient } from './operator-client';
@@ -136,6 +136,25 @@ async function deadLetters(client: OperatorClient, inv: Invocation, io: CommandI
   throw new UsageProblem('dead-letters list [--page-token <t>] | replay [<id>…]');
 }
 
+async function tables(client: OperatorClient, inv: Invocation, io: CommandIO): Promise<number> {
+  const [table, ...extra] = inv.positional;
+  if (inv.command[1] !== 'forget' || !table || extra.length > 0)
+    throw new UsageProblem('tables forget <table> [--targets replica,history]');
+  const targets = typeof inv.flags.targets === 'string' ? { targets: inv.flags.targets.split(',') } : {};
+  const { body } = await client.call('POST', '/tables/forget', { table, ...targets });
+  const out = body as {
+    forgotten?: Array<{ target: string; destination: string; before: string }>;
+    next?: string;
+  };
+  print(io, inv.flags, body, () =>
+    [
+      ...(out.forgotten ?? []).map((f) => `forgot ${f.target} ${f.destination} (was ${f.before})`),
+      ...(out.next ? [`next: ${out.next}`] : []),
+    ].join('\n'),
+  );
+  return 0;
+}
+
 /** A command line that cannot be run; the message says what is accepted. */
 export class UsageProblem extends Error {}
 
@@ -150,6 +169,8 @@ export async function runCommand(client: OperatorClient, inv: Invocation, io: Co
       return partitions(client, inv, io);
     case 'dead-letters':
       return deadLetters(client, inv, io);
+    case 'tables':
+      return tables(client, inv, io);
     default:
       throw new UsageProblem(`unknown command ${JSON.stringify(inv.command.join(' '))}`);
   }

@@ -17,11 +17,13 @@ commands:
   partitions retry [--partition <id>]      retry failed partitions (all, or one)
   dead-letters list [--page-token <t>]     records the pipeline set aside
   dead-letters replay [<id>…]              re-apply them after the cause is fixed
+  tables forget <table> [--targets replica,history]
+                                           a BigQuery table removed on purpose starts anew (then retry)
 The URL defaults to $SLUICE_OPERATOR_URL: the stack output backfillUrl, or the local stack's
 functions.backfill. Exit codes: 0 done, 1 the call or the backfill failed, 2 bad command line.`;
 
 const SWITCHES = new Set(['wait', 'json', 'dataBoost', 'help']);
-const WORDS: Record<string, number> = { status: 1, backfill: 2, partitions: 2, 'dead-letters': 2 };
+const WORDS: Record<string, number> = { status: 1, backfill: 2, partitions: 2, 'dead-letters': 2, tables: 2 };
 
 /** Splits argv into the command words, positional arguments and flags. */
 export function parseArgs(argv: string[]): Invocation {

@@ -1,6 +1,6 @@
 /**
- * The operator routes of failures (ADR-1506): `POST /partitions/retry`, `GET /dead-letters` and
- * `POST /dead-letters/replay`. Each validates its input, names what is wrong in a JSON 400, and maps the use
+ * The operator routes of failures (ADR-1506): `POST /partitions/retry`, `GET /dead-letters`,
+ * `POST /dead-letters/replay` and `POST /tables/forget` (ADR-1517). Each validates its input, names what is wrong in a JSON 400, and maps the use
  * cases' outcomes to HTTP; nothing here decides anything.
  */
 import type { BackfillDeps } from '../../shared/app/backfill/deps';
@@ -8,7 +8,9 @@ import { DeadLetterStore } from '../../shared/app/dead-letters';
 import { LedgerStore } from '../../shared/app/ledger-store';
 import { replayDeadLetters } from '../../shared/app/operator/dead-letter-replay';
 import { PARTITION_ID, PartitionNotFound, retryPartitions } from '../../shared/app/operator/partition-retry';
+import { ForgetRefused, type ForgetRequest, forgetTables } from '../../shared/app/operator/table-forget';
 import { isDeadLetterId } from '../../shared/domain/dead-letter';
+import { formatTimestamp } from '../../shared/domain/timestamp';
 import type { HttpRequest, HttpResponse } from '../../shared/http/health';
 
 /** The paths, with the methods each accepts (for 405 `Allow`). */
@@ -16,6 +18,7 @@ export const OPERATOR_ROUTES: Record<string, string[]> = {
   '/partitions/retry': ['POST'],
   '/dead-letters': ['GET'],
   '/dead-letters/replay': ['POST'],
+  '/tables/forget': ['POST'],
 };
 
 /** An answer: status, JSON body, headers (`Allow` on a 405). */
@@ -116,6 +119,47 @@ async function replay(deps: BackfillDeps, req: HttpRequest): Promise<Answer> {
   return { status: 200, body: { ...summary, more: out.more, results: out.results } };
 }
 
+/** `{ "table": "Orders", "targets"?: ["replica" | "history", …] }`; a list of problems otherwise. */
+function forgetRequest(body: unknown): ForgetRequest | string[] {
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    return [
+      'body: must be a JSON object such as {"table": "Orders"} or {"table": "Orders", "targets": ["replica"]}',
+    ];
+  const problems: string[] = [];
+  const { table, targets, ...rest } = body as Record<string, unknown>;
+  for (const k of Object.keys(rest)) problems.push(`${k}: unknown field (table, targets)`);
+  if (typeof table !== 'string' || table === '') problems.push('table: must be a source table name');
+  const valid = (t: unknown) => t === 'replica' || t === 'history';
+  if (
+    targets !== undefined &&
+    (!Array.isArray(targets) ||
+      targets.length === 0 ||
+      !targets.every(valid) ||
+      new Set(targets).size < targets.length)
+  )
+    problems.push(
+      `targets: must be a non-empty list of "replica" and/or "history", saw ${JSON.stringify(targets)}`,
+    );
+  if (problems.length > 0) return problems;
+  return { table: table as string, ...(targets ? { targets: targets as ForgetRequest['targets'] } : {}) };
+}
+
+async function forget(deps: BackfillDeps, req: HttpRequest): Promise<Answer> {
+  const request = forgetRequest(req.body);
+  if (Array.isArray(request)) return bad(request);
+  const ledger = new LedgerStore(deps.store, deps.config.pipeline, deps.log);
+  try {
+    const ports = { ledger, rules: deps.config, catalog: deps.catalog, log: deps.log };
+    const out = await forgetTables(ports, request, formatTimestamp(deps.now()));
+    const next =
+      'retry the failed partitions (POST /partitions/retry): the next ensure creates the table empty';
+    return { status: 200, body: { ...out, next } };
+  } catch (err) {
+    if (err instanceof ForgetRefused) return bad([err.message]);
+    throw err;
+  }
+}
+
 /** Handles an operator route; undefined when the path is not one of them. */
 export async function operatorRoute(deps: BackfillDeps, req: HttpRequest): Promise<Answer | undefined> {
   const methods = OPERATOR_ROUTES[req.path];
@@ -126,5 +170,6 @@ export async function operatorRoute(deps: BackfillDeps, req: HttpRequest): Promi
   }
   if (req.path === '/partitions/retry') return retry(deps, req);
   if (req.path === '/dead-letters') return list(deps, req);
+  if (req.path === '/tables/forget') return forget(deps, req);
   return replay(deps, req);
 }

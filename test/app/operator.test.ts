@@ -2,70 +2,9 @@
  * The operator's failure routes through the backfill function's HTTP handler, over the reader's in-memory
  * pipeline: a failed partition retried after the fix, dead letters listed and replayed once, bad input named.
  */
-import { handleBackfillRequest } from '../../functions/backfill/routes';
-import type { BackfillDeps } from '../../shared/app/backfill/deps';
-import { TableRegistry } from '../../shared/app/table-registry';
-import { createLogger } from '../../shared/domain/log';
 import { addMillis } from '../../shared/domain/timestamp';
-import type { SnapshotSource } from '../../shared/ports/snapshot-source';
 import { Harness, T0 } from './support/harness';
-
-function depsOf(h: Harness): BackfillDeps {
-  return {
-    config: h.settings.config,
-    store: h.store,
-    queue: h.queue,
-    snapshots: {} as SnapshotSource,
-    catalog: h.catalog,
-    replay: {
-      catalog: h.catalog,
-      tables: new TableRegistry(
-        { catalog: h.catalog, replica: h.replica, history: h.history },
-        h.settings.config,
-        createLogger(() => undefined),
-      ),
-    },
-    replica: h.replica,
-    history: h.history,
-    workerUrl: 'http://127.0.0.1:1/backfills/tasks',
-    now: () => h.now,
-    newId: () => 'job',
-    log: createLogger(() => undefined),
-  };
-}
-
-async function call(
-  h: Harness,
-  method: string,
-  path: string,
-  opts: { query?: Record<string, unknown>; body?: unknown; type?: string } = {},
-) {
-  const out = { status: 0, json: undefined as unknown, headers: {} as Record<string, string> };
-  const res = {
-    status(code: number) {
-      out.status = code;
-      return res;
-    },
-    json(b: unknown) {
-      out.json = b;
-    },
-    set(name: string, value: string) {
-      out.headers[name] = value;
-    },
-  };
-  const raw = typeof opts.body === 'string' ? Buffer.from(opts.body) : undefined;
-  const headers: Record<string, string> = { 'content-type': opts.type ?? 'application/json' };
-  const req = {
-    method,
-    path,
-    body: opts.body,
-    ...(raw ? { rawBody: raw } : {}),
-    query: opts.query ?? {},
-    header: (n: string) => headers[n.toLowerCase()],
-  };
-  await handleBackfillRequest(depsOf(h), req, res);
-  return out as { status: number; json: Record<string, unknown>; headers: Record<string, string> };
-}
+import { call } from './support/operator-http';
 
 async function settle(h: Harness, rounds = 4) {
   for (let i = 0; i < rounds; i++) {

@@ -89,6 +89,21 @@ it("refuses bad command lines (exit 2) and reports the function's errors (exit 1
   expect(missing.out).toContain('404 no backfill nosuchjob');
 });
 
+it('forgets a table removed on purpose, and names a table the pipeline does not replicate', async () => {
+  const ok = await sluice('tables', 'forget', 'Products', '--targets', 'replica', '--url', url);
+  expect(ok.code).toBe(0);
+  // The backfill above created the table: its marker is what is forgotten.
+  expect(ok.out).toMatch(/^forgot replica products \(was marked\)\nnext: retry the failed partitions/);
+  const bad = await sluice('tables', 'forget', 'Prodcts', '--url', url);
+  expect(bad.code).toBe(1);
+  expect(bad.out).toBe(
+    'error: POST /tables/forget: 400 table: "Prodcts" is not a table of the Spanner database (did you mean "Products"?)',
+  );
+  const usage = await sluice('tables', 'forget', '--url', url);
+  expect(usage.code).toBe(2);
+  expect(usage.out).toMatch(/^tables forget <table>/);
+});
+
 describe('against a recording server', () => {
   let server: Server;
   let base: string;
@@ -116,11 +131,13 @@ describe('against a recording server', () => {
     await sluice('partitions', 'retry', '--partition', 'p/1', '--url', base);
     await sluice('dead-letters', 'list', '--page-token', 'abc', '--url', base);
     await sluice('dead-letters', 'replay', 'd1', 'd2', '--url', base);
+    await sluice('tables', 'forget', 'Orders', '--targets', 'replica', '--url', base);
     expect(seen.map(({ method, url: u, body }) => ({ method, url: u, body }))).toEqual([
       { method: 'POST', url: '/partitions/retry', body: '' },
       { method: 'POST', url: '/partitions/retry?partition=p%2F1', body: '' },
       { method: 'GET', url: '/dead-letters?pageToken=abc', body: '' },
       { method: 'POST', url: '/dead-letters/replay', body: '{"ids":["d1","d2"]}' },
+      { method: 'POST', url: '/tables/forget', body: '{"table":"Orders","targets":["replica"]}' },
     ]);
     expect(seen.every((s) => s.auth === undefined)).toBe(true);
   });
