@@ -374,3 +374,25 @@ test('DML writes PROTO / ENUM columns from typed parameters, and ENUM orders by 
   ]);
   expect(bytesOf(cells[1]?.[1]?.value)).toEqual(Buffer.from(bob));
 });
+
+test('GetDatabaseDdl round-trips: its statements and descriptors create the same schema in a new database', async () => {
+  const admin = g.spanner.getDatabaseAdminClient();
+  const [source] = await admin.getDatabaseDdl({ database: g.name });
+  const copy = await createTestDatabase(emu, 'GOOGLE_STANDARD_SQL');
+  try {
+    await ddl(
+      copy,
+      (source.statements ?? []).filter((s) => !s.startsWith('CREATE CHANGE STREAM')),
+      Buffer.from(source.protoDescriptors as Uint8Array),
+    );
+    const [again] = await admin.getDatabaseDdl({ database: copy.name });
+    expect(again.statements).toEqual(
+      (source.statements ?? []).filter((s) => !s.startsWith('CREATE CHANGE STREAM')),
+    );
+    expect(Buffer.from(again.protoDescriptors as Uint8Array)).toEqual(
+      Buffer.from(source.protoDescriptors as Uint8Array),
+    );
+  } finally {
+    await copy.close();
+  }
+});
