@@ -1,0 +1,92 @@
+/**
+ * What the ledger knows of BigQuery tables, on the local stack through the official clients (ADR-1516,
+ * ADR-1517): a replica table created by a version that wrote no table markers (the markers are deleted from
+ * the ledger bucket, as such a ledger has none) and deleted before any instance ensured it again is refused by
+ * new reader and scheduler instances, because the last status listed it; the operator who meant the deletion
+ * forgets it over HTTP and retries, and the table is created empty and written on, its history untouched.
+ */
+process.env.METADATA_SERVER_DETECTION = 'none';
+
+import { type LocalStack, startLocalStack } from '../../local/stack';
+import { LOCAL } from '../../local/stack-config';
+import { committer, historyCounts, status, until } from './support/failures';
+
+const BOUND = 150_000;
+
+describe('a replica table deleted after an upgrade to table markers, then forgotten', () => {
+  let stack: LocalStack;
+
+  beforeAll(async () => {
+    stack = await startLocalStack({ churnMs: 0 });
+    expect((await stack.tick()).status).toBe(200);
+    stack.startTicking(400);
+  }, 60_000);
+
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it(
+    'is refused from the status list alone; forgotten and retried, it starts empty and is written on',
+    async () => {
+      const c = committer(stack, 53);
+      const { customers } = stack.schema;
+      const backfill = stack.functions.backfill!.url;
+      for (let i = 0; i < 4; i++) await c.insert('customers');
+      await c.insert('orders', 3);
+      expect(await stack.waitForCatchUp(c.state.last, 60_000)).toBe(true);
+      // A ledger written before markers: none of them.
+      const bucket = stack.emulators.gcs.storage().bucket(LOCAL.bucket);
+      const marker = bucket.file(`${LOCAL.pipeline}/ensured/replica/customers`);
+      expect((await marker.exists())[0]).toBe(true);
+      const [markers] = await bucket.getFiles({ prefix: `${LOCAL.pipeline}/ensured/` });
+      for (const f of markers) await f.delete();
+      const dataset = stack.emulators.bigquery.bigquery().dataset(LOCAL.dataset);
+      await dataset.table('customers').delete();
+      await Promise.all([stack.functions.reader!.restart(), stack.functions.scheduler!.restart()]);
+      await c.insert('customers');
+      const failed = await until(
+        'the failed partition',
+        async () => {
+          const s = await status(stack);
+          return s.partitions.failed > 0 ? s : undefined;
+        },
+        60_000,
+      );
+      expect(failed.lastErrors[0]?.message).toMatch(/BigQuery table sluice_demo\.customers was not found/);
+      expect(failed.lastErrors[0]?.message).toMatch(/POST \/tables\/forget/);
+      // Not recreated empty, and the status's evidence is a marker now.
+      expect((await dataset.table('customers').exists())[0]).toBe(false);
+      expect((await marker.exists())[0]).toBe(true);
+      // Meant: the operator forgets it, then retries.
+      const forget = await fetch(`${backfill}/tables/forget`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ table: customers.name, targets: ['replica'] }),
+      });
+      expect(forget.status).toBe(200);
+      expect(((await forget.json()) as { forgotten: unknown[] }).forgotten).toEqual([
+        { target: 'replica', destination: 'customers', before: 'marked' },
+      ]);
+      const retried = await fetch(`${backfill}/partitions/retry`, { method: 'POST' });
+      expect(((await retried.json()) as { retried: string[] }).retried.length).toBeGreaterThan(0);
+      for (let i = 0; i < 3; i++) await c.insert('customers');
+      expect(await stack.waitForCatchUp(c.state.last, 60_000)).toBe(true);
+      await stack.stopTicking();
+      const s = await status(stack);
+      expect(s.partitions.failed).toBe(0);
+      expect(s.tables?.find((t) => t.source === customers.name)?.state).toBe('replicating');
+      // Created empty: the 4 rows from before the deletion are gone (a backfill would reload them); the 4
+      // committed since are there. The history table was not touched: every mod once.
+      const [[{ n }]] = await stack.emulators.bigquery
+        .bigquery()
+        .query({ query: `SELECT COUNT(*) AS n FROM ${LOCAL.dataset}.customers` });
+      expect(n).toBe(4);
+      const mods = c.mods('customers');
+      expect(await historyCounts(stack, 'customers_history')).toEqual({ n: mods, d: mods });
+      const live = JSON.parse((await marker.download())[0].toString('utf8')) as Record<string, unknown>;
+      expect(live).toEqual({ kind: 'replica', destination: 'customers' });
+    },
+    BOUND,
+  );
+});
