@@ -41,13 +41,18 @@ export function physical(table: Table): string {
   return qi(table.physical ?? physicalName(table.name));
 }
 
-/** Encodes a row's primary key (wire form, as JSON) — equal keys give equal text. */
+/**
+ * Encodes a row's primary key (wire form, as JSON) — equal keys give equal text. A FLOAT key of ±Infinity or
+ * NaN is spelled as its wire text: JSON would write each of them as `null`, merging the three rows.
+ */
 export function encodeKey(table: Table, row: Row): string {
   const parts: WireValue[] = table.primaryKey.map((k) => {
     const col = table.columns.find((c) => c.name === k.name) as Column;
     return storedToWire(row[k.name] ?? null, col.ct.type);
   });
-  return JSON.stringify(parts);
+  return JSON.stringify(parts, (_k, v: unknown) =>
+    typeof v === 'number' && !Number.isFinite(v) ? String(v) : v,
+  );
 }
 
 /** The multi-version store of one database. */
