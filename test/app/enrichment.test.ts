@@ -146,3 +146,41 @@ describe('point-read retries', () => {
     expect(e.stats()).toMatchObject({ reads: 5, retries: 4 });
   });
 });
+
+describe('a dimension column retyped since the lookup was resolved', () => {
+  it('fails the read naming lookup, table, column and both types when BigQuery cannot hold the new type', async () => {
+    const reader = dims();
+    reader.types.set('Customers', { Name: { code: 'STRING' }, Segment: { code: 'BYTES' } });
+    const e = new Enricher(lookup('as-of-commit'), { reader });
+    await expect(e.enrich([fact('1', 10)])).rejects.toMatchObject({
+      kind: 'permanent',
+      message: expect.stringMatching(
+        /^lookup Orders\.lookups\[0\]: dimension table Customers column Segment changed type from STRING to BYTES, but its enriched column c_Segment/,
+      ),
+    });
+  });
+
+  it('takes a change BigQuery holds in the same column type, and drops the latest cache read before it', async () => {
+    const enumLookup = lookup('latest');
+    enumLookup.columns[1] = {
+      source: 'Segment',
+      target: 'c_Segment',
+      type: 'ENUM<shop.Segment>',
+      spannerType: { code: 'ENUM', protoTypeFqn: 'shop.Segment' },
+    };
+    const reader = new MemoryDimensionReader();
+    reader.write('Customers', ['eu', '1'], t(0), { Name: 'Ada', Segment: '1' });
+    reader.write('Customers', ['eu', '2'], t(0), { Name: 'Bo', Segment: '2' });
+    const e = new Enricher(enumLookup, { reader, nowMs: () => 0 });
+    expect(await e.enrich([fact('1', 10)])).toEqual([{ c_Name: 'Ada', c_Segment: '1' }]);
+    // ALTER COLUMN Segment INT64 (ENUM ↔ INT64 is one BigQuery INT64 column), and the row changes.
+    reader.types.set('Customers', { Name: { code: 'STRING' }, Segment: { code: 'INT64' } });
+    reader.write('Customers', ['eu', '1'], t(20), { Name: 'Ada', Segment: '3' });
+    expect(await e.enrich([fact('2', 30)])).toEqual([{ c_Name: 'Bo', c_Segment: '2' }]);
+    // The read that saw the change dropped the cached row of customer 1: it is read again.
+    expect(await e.enrich([fact('1', 40)])).toEqual([{ c_Name: 'Ada', c_Segment: '3' }]);
+    expect(reader.calls).toHaveLength(3);
+    // Its new type is the one held from now on: a later read reporting INT64 changes nothing.
+    expect(await e.enrich([fact('2', 50)])).toEqual([{ c_Name: 'Bo', c_Segment: '2' }]);
+  });
+});

@@ -47,14 +47,18 @@ function contract(label: string, make: () => Promise<Fixture>): void {
       ];
       const seg = f.cols.segment;
       const at1 = await f.reader.read(f.table, keys, [seg], t1);
-      expect(at1.map((r) => r?.[seg] ?? null)).toEqual(['min', null, 'smb', 'max']);
+      expect(at1.rows.map((r) => r?.[seg] ?? null)).toEqual(['min', null, 'smb', 'max']);
       const before = await f.reader.read(f.table, keys, [seg], addNanos(t1, -1));
-      expect(before).toEqual([null, null, null, null]);
+      expect(before.rows).toEqual([null, null, null, null]);
       const at2 = await f.reader.read(f.table, [['eu', '1']], [seg], t2);
-      expect(at2[0]?.[seg]).toBe('enterprise');
-      expect((await f.reader.read(f.table, [['eu', '1']], [seg], addNanos(t2, -1)))[0]?.[seg]).toBe('smb');
-      expect((await f.reader.read(f.table, [['eu', '1']], [seg], 'latest'))[0]?.[seg]).toBe('enterprise');
-      expect(await f.reader.read(f.table, [], [seg], 'latest')).toEqual([]);
+      expect(at2.rows[0]?.[seg]).toBe('enterprise');
+      expect((await f.reader.read(f.table, [['eu', '1']], [seg], addNanos(t2, -1))).rows[0]?.[seg]).toBe(
+        'smb',
+      );
+      expect((await f.reader.read(f.table, [['eu', '1']], [seg], 'latest')).rows[0]?.[seg]).toBe(
+        'enterprise',
+      );
+      expect((await f.reader.read(f.table, [], [seg], 'latest')).rows).toEqual([]);
     });
   });
 }

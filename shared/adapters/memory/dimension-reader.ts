@@ -1,7 +1,8 @@
 /** In-memory {@link DimensionReader}: versioned rows, read as of a timestamp; failures scripted per call. */
+import type { SpannerType } from '../../domain/change-record';
 import type { Timestamp } from '../../domain/timestamp';
 import type { WriterValue } from '../../domain/value-mapping';
-import type { DimensionReader, KeyValues } from '../../ports/dimension-reader';
+import type { DimensionReader, DimensionRows, KeyValues } from '../../ports/dimension-reader';
 
 type Row = Record<string, WriterValue>;
 
@@ -13,6 +14,9 @@ export class MemoryDimensionReader implements DimensionReader {
   /** Every call, for tests that count round trips. */
   readonly calls: Array<{ table: string; keys: number; at: Timestamp | 'latest' }> = [];
 
+  /** The column types reads report, per table (none set: reads report no types). */
+  readonly types = new Map<string, Record<string, SpannerType>>();
+
   /** Writes (or deletes, with null) the row of `key` at `at`. */
   write(table: string, key: KeyValues, at: Timestamp, row: Row | null): void {
     const id = `${table}/${JSON.stringify(key)}`;
@@ -22,15 +26,23 @@ export class MemoryDimensionReader implements DimensionReader {
     this.versions.set(id, list);
   }
 
-  async read(table: string, keys: KeyValues[], columns: string[], at: Timestamp | 'latest') {
+  async read(
+    table: string,
+    keys: KeyValues[],
+    columns: string[],
+    at: Timestamp | 'latest',
+  ): Promise<DimensionRows> {
     this.calls.push({ table, keys: keys.length, at });
     const failure = this.failNext.shift();
     if (failure !== undefined) throw failure;
-    return keys.map((key) => {
+    const known = this.types.get(table) ?? {};
+    const types = Object.fromEntries(columns.filter((c) => known[c]).map((c) => [c, known[c]!]));
+    const rows = keys.map((key) => {
       const list = this.versions.get(`${table}/${JSON.stringify(key)}`) ?? [];
       const visible = at === 'latest' ? list : list.filter((v) => v.at <= at);
       const row = visible.at(-1)?.row ?? null;
       return row ? Object.fromEntries(columns.filter((c) => c in row).map((c) => [c, row[c]!])) : null;
     });
+    return { rows, types };
   }
 }

@@ -1,17 +1,39 @@
 /**
  * {@link DimensionReader} over Spanner: one read of a key set per call, single-use, at exactly the commit
- * timestamp (or strong for `latest`). Spanner returns the rows that exist, in key order; each is matched back
- * to its requested key by the key columns in the change stream's wire form, so any key type matches.
+ * timestamp (or strong for `latest`). The read's raw PartialResultSets are taken as the client receives them
+ * (its `response` events) and assembled in wire form (ADR-1404), so values are mapped by the types the read
+ * itself reports — never through the client's value objects — and those types are handed back for the
+ * enricher to compare with the lookup's. Keys are sent as protobuf values built from their wire form (exact
+ * for every key type: a FLOAT64 stays a number, a TIMESTAMP keeps its nine digits), and each returned row is
+ * matched to its requested key by the key's canonical identity, whatever spelling each side carries.
  */
 import type { Database } from '@google-cloud/spanner';
-import { clientRowToWriterRow, clientValueToModJson } from '../../domain/client-row';
-import { structFields } from '../../domain/client-values';
+import type { JsonValue, SpannerType } from '../../domain/change-record';
+import { keyIdentity } from '../../domain/enrichment/key-forms';
 import { SluiceError } from '../../domain/errors';
-import type { TableSchema } from '../../domain/information-schema';
+import type { TableColumn, TableSchema } from '../../domain/information-schema';
+import { parseTypeJson } from '../../domain/spanner-types';
 import type { Timestamp } from '../../domain/timestamp';
 import type { ValueIssue, WriterValue } from '../../domain/value-mapping';
-import type { DimensionReader, KeyValues } from '../../ports/dimension-reader';
+import { planWireColumns, wireRowToWriterRow } from '../../domain/wire-row';
+import type { DimensionReader, DimensionRows, KeyValues } from '../../ports/dimension-reader';
 import { preciseDateOf } from './request-options';
+import { type ResultField, type WireValue, wireRows } from './wire-rows';
+
+/** A key value in wire form → `google.protobuf.Value` (FLOAT64 as a number unless NaN / ±Infinity text). */
+function protoValue(type: SpannerType, value: JsonValue): Record<string, unknown> {
+  if (value === null) return { nullValue: 'NULL_VALUE' };
+  if ((type.code === 'FLOAT64' || type.code === 'FLOAT32') && typeof value === 'string') {
+    const n = Number(value);
+    return Number.isFinite(n) ? { numberValue: n } : { stringValue: value };
+  }
+  if (typeof value === 'number')
+    return type.code === 'FLOAT64' || type.code === 'FLOAT32'
+      ? { numberValue: value }
+      : { stringValue: String(value) };
+  if (typeof value === 'boolean') return { boolValue: value };
+  return { stringValue: String(value) };
+}
 
 /** Reads dimension rows; `schemaOf` gives a table's schema (the catalog's, cached there). */
 export class SpannerDimensionReader implements DimensionReader {
@@ -26,8 +48,8 @@ export class SpannerDimensionReader implements DimensionReader {
     keys: KeyValues[],
     columns: string[],
     at: Timestamp | 'latest',
-  ): Promise<Array<Record<string, WriterValue> | null>> {
-    if (keys.length === 0) return [];
+  ): Promise<DimensionRows> {
+    if (keys.length === 0) return { rows: [], types: {} };
     const schema = await this.schemaOf(table);
     // A brought column the dimension no longer has (dropped since the lookup was resolved) is an error
     // naming it: selecting only the columns that exist would give every row a silent NULL.
@@ -37,25 +59,67 @@ export class SpannerDimensionReader implements DimensionReader {
         'permanent',
         `dimension table ${table} has no column ${gone.join(', ')} (a lookup brings it): restore the column or change the lookup in SLUICE_TABLES, then retry the partition`,
       );
-    const selected = schema.columns.filter(
-      (c) => columns.includes(c.name) || schema.primaryKey.includes(c.name),
+    const selected = schema.columns
+      .filter((c) => columns.includes(c.name) || schema.primaryKey.includes(c.name))
+      .map((c) => c.name);
+    // Key types cannot change in Spanner, so the schema's encode the request and identify returned rows.
+    const keyTypes = schema.primaryKey.map((name) => schema.columns.find((c) => c.name === name)!.type);
+    const keySet = { keys: keys.map((k) => ({ values: k.map((v, i) => protoValue(keyTypes[i]!, v)) })) };
+    const { fields, rows } = await this.wireRead(table, keySet, selected, at);
+    const types: Record<string, SpannerType> = {};
+    const resultColumns: TableColumn[] = fields.map((f, i) => {
+      const type = parseTypeJson(f.type, `${table} read.rowType.fields[${i}] (column ${table}.${f.name})`);
+      types[f.name] = type;
+      return { name: f.name, type, nullable: true, ordinalPosition: i + 1 };
+    });
+    const plan = planWireColumns(
+      resultColumns.map((c) => c.name),
+      { name: table, columns: resultColumns, primaryKey: [] },
     );
-    const keyColumns = schema.primaryKey.map((name) => schema.columns.find((c) => c.name === name)!);
-    // Keys are in the change stream's wire form (INT64 as text, BYTES as base64), which a key set carries.
-    const [rows] = await this.database
-      .table(table)
-      .read(
-        { keys: keys as unknown as string[][], columns: selected.map((c) => c.name) },
-        at === 'latest' ? { strong: true } : { readTimestamp: preciseDateOf(at) },
-      );
+    const keyAt = schema.primaryKey.map((name) => fields.findIndex((f) => f.name === name));
     const byKey = new Map<string, Record<string, WriterValue>>();
     const issues: ValueIssue[] = [];
-    for (const row of rows) {
-      const fields = structFields(row, 'row');
-      const key = keyColumns.map((c) => clientValueToModJson(fields[c.name], c.type, c.name));
-      byKey.set(JSON.stringify(key), clientRowToWriterRow(row, selected, issues));
-    }
+    for (const values of rows)
+      byKey.set(
+        keyIdentity(
+          keyTypes,
+          keyAt.map((i) => values[i] ?? null),
+        ),
+        wireRowToWriterRow(values, plan, issues),
+      );
     if (issues.length > 0) this.onValueIssues?.(table, issues);
-    return keys.map((k) => byKey.get(JSON.stringify(k)) ?? null);
+    return { rows: keys.map((k) => byKey.get(keyIdentity(keyTypes, k)) ?? null), types };
+  }
+
+  /** One single-use read, its PartialResultSets assembled in wire form as the client received them. */
+  private async wireRead(
+    table: string,
+    keySet: unknown,
+    columns: string[],
+    at: Timestamp | 'latest',
+  ): Promise<{ fields: ResultField[]; rows: WireValue[][] }> {
+    const [snapshot] = await this.database.getSnapshot(
+      at === 'latest' ? { strong: true } : { readTimestamp: preciseDateOf(at) },
+    );
+    const sets: unknown[] = [];
+    try {
+      await new Promise<void>((resolve, reject) => {
+        // `keySet` is sent as given (the client encodes only `keys`); the decoded rows are drained unused.
+        snapshot
+          .createReadStream(table, { keySet, columns } as Parameters<typeof snapshot.createReadStream>[1])
+          .on('response', (set: unknown) => sets.push(set))
+          .on('data', () => undefined)
+          .on('error', reject)
+          .on('end', resolve);
+      });
+    } finally {
+      snapshot.end();
+    }
+    const out: { fields: ResultField[]; rows: WireValue[][] } = { fields: [], rows: [] };
+    const replay = (async function* () {
+      yield* sets;
+    })();
+    for await (const row of wireRows(replay, (f) => out.fields.push(...f))) out.rows.push(row);
+    return out;
   }
 }

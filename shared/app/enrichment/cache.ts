@@ -48,6 +48,11 @@ export class LookupCache {
     }
   }
 
+  /** Drops every entry (the dimension's schema changed); the counters are kept. */
+  clear(): void {
+    this.entries.clear();
+  }
+
   stats(): CacheStats {
     return { ...this.counters, size: this.entries.size };
   }

@@ -5,9 +5,13 @@
  * misses. A missing dimension row gives NULL columns (a LEFT join) and is counted; a fact row without a key
  * value (NULL, or absent from the change) is counted as unresolved. Point reads are retried on ABORTED,
  * DEADLINE_EXCEEDED and UNAVAILABLE only: the client already retries RESOURCE_EXHAUSTED honouring the
- * server's delay, which an immediate retry would undermine.
+ * server's delay, which an immediate retry would undermine. Every read reports the dimension's column types:
+ * a brought column retyped since the lookup was resolved fails the read with a permanent error naming it
+ * when its enriched column cannot hold the new type, or is taken as it is now, with the cache dropped, when
+ * it can (`checkDimensionTypes`).
  */
-import type { JsonValue } from '../../domain/change-record';
+import type { JsonValue, SpannerType } from '../../domain/change-record';
+import { checkDimensionTypes } from '../../domain/enrichment/dimension-types';
 import type { ResolvedLookup } from '../../domain/enrichment/lookups';
 import { GrpcCode, SluiceError } from '../../domain/errors';
 import { formatTimestamp, type Timestamp } from '../../domain/timestamp';
@@ -53,6 +57,8 @@ export interface EnricherOptions {
 export class Enricher {
   private readonly cache: LookupCache | undefined;
   private readonly counters = { rows: 0, reads: 0, retries: 0, missing: 0, unresolved: 0 };
+  /** The type each brought column is held as: the resolved one, or a compatible one a read reported since. */
+  private readonly types: Map<string, SpannerType>;
 
   constructor(
     readonly lookup: ResolvedLookup,
@@ -60,6 +66,7 @@ export class Enricher {
   ) {
     const now = options.nowMs ?? Date.now;
     this.cache = lookup.cache ? new LookupCache(lookup.cache, now) : undefined;
+    this.types = new Map(lookup.columns.map((c) => [c.source, c.spannerType]));
   }
 
   /** The brought columns of each row, in the order of `rows`. @throws SluiceError when a read keeps failing. */
@@ -129,7 +136,20 @@ export class Enricher {
     return out;
   }
 
+  /** One read, its reported types checked (@throws SluiceError `permanent` on an incompatible change). */
   private async read(keys: KeyValues[], at: Timestamp | 'latest') {
+    const { rows, types } = await this.readRetried(keys, at);
+    const check = checkDimensionTypes(this.lookup, this.types, types);
+    if (check.kind === 'incompatible') throw check.error;
+    if (check.kind === 'compatible') {
+      for (const c of check.changes) this.types.set(c.column, c.to);
+      // Rows cached before the change were read with the old type: read them again.
+      this.cache?.clear();
+    }
+    return rows;
+  }
+
+  private async readRetried(keys: KeyValues[], at: Timestamp | 'latest') {
     const attempts = this.options.attempts ?? 5;
     const sleep = this.options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
     const columns = this.lookup.columns.map((c) => c.source);
