@@ -13,6 +13,7 @@ import { SluiceError } from '../../shared/domain/errors';
 import type { TableSchema } from '../../shared/domain/information-schema';
 import { addNanos, fromNanos } from '../../shared/domain/timestamp';
 import type { WriterValue } from '../../shared/domain/value-mapping';
+import { KEY_VALUES, type SnapshotRow } from '../../shared/ports/snapshot-source';
 
 let emu: RunningSpannerEmulator;
 
@@ -97,6 +98,30 @@ describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])('SpannerSnapshotSo
       [label]: 'row-1',
       [at]: '1714979289123456',
     });
+    await source.close(snapshot);
+  });
+
+  it('carries the wire form of the key columns asked for alongside each row (a lookup joins on it)', async () => {
+    const source = new SpannerSnapshotSource(db.database, { dialect });
+    const snapshot = await source.open();
+    const partitions = await source.partition(snapshot, {
+      table: schema,
+      columns: [id, label, at],
+      dataBoost: false,
+      priority: 'medium',
+    });
+    const keyed: SnapshotRow[] = [];
+    for (const p of partitions)
+      for await (const row of source.read(snapshot, p, schema, undefined, [at, id])) keyed.push(row);
+    const row = keyed.find((r) => r[id] === '3');
+    // The row keeps BigQuery's form (microseconds); the key values keep Spanner's, to the nanosecond.
+    expect(row?.[at]).toBe('1714979289123456');
+    expect(row?.[KEY_VALUES]).toEqual({ [at]: '2024-05-06T07:08:09.123456789Z', [id]: '3' });
+    expect(Object.keys(row ?? {})).toEqual([id, label, at]);
+    for await (const plain of source.read(snapshot, partitions[0]!, schema)) {
+      expect(plain[KEY_VALUES]).toBeUndefined();
+      break;
+    }
     await source.close(snapshot);
   });
 

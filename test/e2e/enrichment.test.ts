@@ -3,12 +3,15 @@
  * as-of-commit lookup of its customer and a latest one. A customer renamed between two orders, an order of a
  * customer that does not exist, an update and a delete: every history row's as-of-commit columns equal what a
  * Spanner join gives at that row's commit timestamp (the first order keeps the old name), the replica's are
- * as of each row's last change, the missing customer gives NULLs and is counted in the status.
+ * as of each row's last change, the missing customer gives NULLs and is counted in the status. A backfill
+ * enriches its rows at the snapshot timestamp, also through a dimension keyed on BYTES + TIMESTAMP (mapped
+ * in another order than declared), each row equal to a Spanner join at that timestamp to the nanosecond.
  */
 process.env.METADATA_SERVER_DETECTION = 'none';
 
 import { PreciseDate } from '@google-cloud/precise-date';
 import type { Database } from '@google-cloud/spanner';
+import type { DemoTable } from '../../local/demo-schema';
 import { type LocalStack, startLocalStack } from '../../local/stack';
 import { LOCAL } from '../../local/stack-config';
 import type { Dialect } from '../../shared/domain/change-record';
@@ -62,10 +65,47 @@ describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])(
             },
           ],
         },
+        [n('Shipments')]: {
+          replica: 'shipments',
+          history: 'shipments_history',
+          lookups: [
+            {
+              table: n('Windows'),
+              key: { starts_at: 'starts_at', code: 'code' },
+              columns: ['label'],
+              prefix: 'window_',
+            },
+          ],
+        },
       };
+      const extraTables: DemoTable[] = [
+        {
+          name: n('Windows'),
+          key: ['code', 'starts_at'],
+          columns: [
+            { name: 'code', kind: 'bytes', nullable: false },
+            { name: 'starts_at', kind: 'timestamp', nullable: false },
+            { name: 'label', kind: 'string', nullable: true },
+          ],
+          replica: null,
+          history: null,
+        },
+        {
+          name: n('Shipments'),
+          key: ['shipment_id'],
+          columns: [
+            { name: 'shipment_id', kind: 'string', nullable: false },
+            { name: 'starts_at', kind: 'timestamp', nullable: true },
+            { name: 'code', kind: 'bytes', nullable: true },
+          ],
+          replica: 'shipments',
+          history: 'shipments_history',
+        },
+      ];
       stack = await startLocalStack({
         dialect,
         churnMs: 0,
+        extraTables,
         functionEnv: { SLUICE_TABLES: JSON.stringify(tables) },
       });
     }, 60_000);
@@ -207,6 +247,65 @@ describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])(
         ['o3', null, null],
       ]);
       for (const [id, name] of snapshot) expect((await joined(at, String(id), null)).name).toBe(name);
+    }, 60_000);
+
+    it('a backfill looks up a BYTES + TIMESTAMP key to the nanosecond, equal to a Spanner join at the snapshot', async () => {
+      await stack.stopTicking();
+      const A = Buffer.from([0, 1, 2, 255]);
+      const windows = [
+        { code: A, starts_at: '2026-12-01T10:00:00.123456789Z', label: 'exact' },
+        { code: A, starts_at: '2026-12-01T10:00:00.123456Z', label: 'micros' },
+        { code: Buffer.alloc(0), starts_at: '1969-12-31T23:59:59.999999999Z', label: 'before epoch' },
+      ];
+      const shipments = [
+        { shipment_id: 's1', code: A, starts_at: '2026-12-01T10:00:00.123456789Z' },
+        // One nanosecond off the first window: a key cut to microseconds would wrongly find 'micros'.
+        { shipment_id: 's2', code: A, starts_at: '2026-12-01T10:00:00.123456788Z' },
+        { shipment_id: 's3', code: A, starts_at: '2026-12-01T10:00:00.123456000Z' },
+        { shipment_id: 's4', code: Buffer.alloc(0), starts_at: '1969-12-31T23:59:59.999999999Z' },
+        { shipment_id: 's5', code: null, starts_at: '2026-12-01T10:00:00Z' },
+      ];
+      await commit(stack.database, (tx) => {
+        tx.insert(n('Windows'), windows);
+        tx.insert(n('Shipments'), shipments);
+      });
+      const url = stack.functions.backfill!.url;
+      const posted = await fetch(`${url}/backfills`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ tables: [n('Shipments')] }),
+      });
+      const body = (await posted.json()) as Row;
+      expect(posted.status).toBe(202);
+      let view: Row = {};
+      for (let i = 0; i < 120 && view.state !== 'succeeded' && view.state !== 'failed'; i++) {
+        await new Promise((r) => setTimeout(r, 250));
+        view = (await (await fetch(`${url}/backfills/${String(body.id)}`)).json()) as Row;
+      }
+      expect(view.state).toBe('succeeded');
+      const [rows] = await stack.emulators.bigquery.bigquery().query({
+        query: `SELECT shipment_id, window_label FROM \`${LOCAL.projectId}.${LOCAL.dataset}.shipments\` ORDER BY shipment_id`,
+      });
+      const got = (rows as Row[]).map((r) => [String(r.shipment_id), text(r.window_label)]);
+      const [snapshot] = await stack.database.getSnapshot({
+        readTimestamp: new PreciseDate(String(body.snapshotTimestamp)),
+      });
+      try {
+        const [joinedRows] = await snapshot.run({
+          sql: `SELECT s.shipment_id, w.label FROM ${n('Shipments')} s LEFT JOIN ${n('Windows')} w ON w.code = s.code AND w.starts_at = s.starts_at ORDER BY s.shipment_id`,
+          json: true,
+        });
+        expect(got).toEqual((joinedRows as Row[]).map((r) => [String(r.shipment_id), text(r.label)]));
+      } finally {
+        snapshot.end();
+      }
+      expect(got).toEqual([
+        ['s1', 'exact'],
+        ['s2', null],
+        ['s3', 'micros'],
+        ['s4', 'before epoch'],
+        ['s5', null],
+      ]);
     }, 60_000);
   },
 );

@@ -2,18 +2,28 @@
  * In-memory {@link SnapshotSource}: multi-version tables (every write kept with its commit timestamp), so a
  * snapshot at T sees exactly the rows committed at or before T, as a Spanner batch read-only transaction
  * does. Snapshots older than the version retention fail with FAILED_PRECONDITION like the service. Tests
- * can make a read fail after K rows (a worker crash mid-partition).
+ * can make a read fail after K rows (a worker crash mid-partition). A row can be written with the wire form
+ * of some columns, which reads hand back as its key values; without one, the writer value stands for it
+ * (the two are equal for INT64, STRING and BOOL).
  */
+import type { JsonValue } from '../../domain/change-record';
 import type { TableSchema } from '../../domain/information-schema';
 import type { Timestamp } from '../../domain/timestamp';
 import type { WriterValue } from '../../domain/value-mapping';
-import type { PartitionRequest, Snapshot, SnapshotSource } from '../../ports/snapshot-source';
+import {
+  KEY_VALUES,
+  type PartitionRequest,
+  type Snapshot,
+  type SnapshotRow,
+  type SnapshotSource,
+} from '../../ports/snapshot-source';
 
 type Row = Record<string, WriterValue>;
 
 interface Version {
   at: Timestamp;
   row: Row | null;
+  wire?: Record<string, JsonValue> | undefined;
 }
 
 /** An error shaped like a gRPC status error of the Spanner client. */
@@ -65,27 +75,38 @@ export class MemorySnapshotSource implements SnapshotSource {
     private readonly retentionNs = 3_600_000_000_000n,
   ) {}
 
-  /** Commits a row (`null` deletes the key) at `at`. */
-  write(table: string, primaryKey: string[], row: Row, at: Timestamp, deleted = false): void {
+  /** Commits a row (`deleted`: deletes the key) at `at`; `wire`: the wire form of some of its columns. */
+  write(
+    table: string,
+    primaryKey: string[],
+    row: Row,
+    at: Timestamp,
+    deleted = false,
+    wire?: Record<string, JsonValue>,
+  ): void {
     const t = this.tables.get(table) ?? { primaryKey, rows: new Map<string, Version[]>() };
     this.tables.set(table, t);
     const key = keyText(row, primaryKey);
     const versions = t.rows.get(key) ?? [];
-    versions.push({ at, row: deleted ? null : { ...row } });
+    versions.push({ at, row: deleted ? null : { ...row }, wire });
     versions.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
     t.rows.set(key, versions);
   }
 
   /** The rows of `table` as of `at`, in key order. */
   rowsAt(table: string, at: Timestamp): Row[] {
+    return this.versionsAt(table, at).map((v) => v.row as Row);
+  }
+
+  private versionsAt(table: string, at: Timestamp): Version[] {
     const t = this.tables.get(table);
     if (!t) return [];
-    const out: Array<[string, Row]> = [];
+    const out: Array<[string, Version]> = [];
     for (const [key, versions] of t.rows) {
       const visible = versions.filter((v) => v.at <= at).pop();
-      if (visible?.row) out.push([key, visible.row]);
+      if (visible?.row) out.push([key, visible]);
     }
-    return out.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
+    return out.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, v]) => v);
   }
 
   /** The next `times` reads throw `error` after yielding `afterRows` rows. */
@@ -129,7 +150,13 @@ export class MemorySnapshotSource implements SnapshotSource {
     return at;
   }
 
-  async *read(snapshot: Snapshot, partition: string, table: TableSchema): AsyncIterable<Row> {
+  async *read(
+    snapshot: Snapshot,
+    partition: string,
+    table: TableSchema,
+    _signal?: AbortSignal,
+    keyColumns: readonly string[] = [],
+  ): AsyncIterable<SnapshotRow> {
     this.reads++;
     const at = this.transactionAt(snapshot);
     this.checkRetention(at);
@@ -139,10 +166,14 @@ export class MemorySnapshotSource implements SnapshotSource {
     const failure = this.failure && this.failure.times > 0 ? this.failure : undefined;
     if (failure) failure.times--;
     let yielded = 0;
-    for (const row of this.rowsAt(table.name, at)) {
+    const keys = keyColumns.filter((c) => handle.columns.includes(c));
+    for (const { row, wire } of this.versionsAt(table.name, at) as Array<Version & { row: Row }>) {
       if (bucketOf(keyText(row, table.primaryKey), handle.of) !== handle.part) continue;
       if (failure && yielded >= failure.afterRows) throw failure.error;
-      yield Object.fromEntries(handle.columns.map((c) => [c, row[c] ?? null]));
+      const out: SnapshotRow = Object.fromEntries(handle.columns.map((c) => [c, row[c] ?? null]));
+      if (keys.length > 0)
+        out[KEY_VALUES] = Object.fromEntries(keys.map((c) => [c, wire?.[c] ?? row[c] ?? null]));
+      yield out;
       yielded++;
     }
     if (failure) throw failure.error;

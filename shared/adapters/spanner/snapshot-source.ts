@@ -10,7 +10,7 @@ import { GrpcCode, SluiceError } from '../../domain/errors';
 import type { TableSchema } from '../../domain/information-schema';
 import { fromSpannerValue, toSecondsAndNanos } from '../../domain/timestamp';
 import type { ValueIssue, WriterValue } from '../../domain/value-mapping';
-import type { PartitionRequest, Snapshot, SnapshotSource } from '../../ports/snapshot-source';
+import type { PartitionRequest, Snapshot, SnapshotRow, SnapshotSource } from '../../ports/snapshot-source';
 import { partitionRows } from './partition-rows';
 import { apiPriority, preciseDateOf } from './request-options';
 
@@ -105,11 +105,12 @@ export class SpannerSnapshotSource implements SnapshotSource {
     partition: string,
     table: TableSchema,
     signal?: AbortSignal,
-  ): AsyncIterable<Record<string, WriterValue>> {
+    keyColumns: readonly string[] = [],
+  ): AsyncIterable<SnapshotRow> {
     const p = JSON.parse(partition) as PartitionHandle;
     const onIssues = (issues: ValueIssue[]) => this.options.onValueIssues?.(table.name, issues);
     try {
-      yield* partitionRows(this.rejoin(snapshot), p, table, onIssues, signal);
+      yield* partitionRows(this.rejoin(snapshot), p, table, onIssues, signal, keyColumns);
     } catch (e) {
       throw mapTooOld(e);
     }

@@ -84,7 +84,7 @@ async function openSnapshot(deps: BackfillDeps, at: Timestamp | undefined): Prom
 async function lookupProblems(deps: BackfillDeps, tables: ResolvedTable[], at: Timestamp): Promise<string[]> {
   const problems: string[] = [];
   for (const t of tables)
-    await backfillLookups(deps, t.schema, at).catch((err: unknown) => {
+    await backfillLookups(deps, t.schema, at, t.columns).catch((err: unknown) => {
       if (!(err instanceof SluiceError) || err.kind !== 'permanent') throw err;
       problems.push(err.message);
     });
@@ -93,7 +93,7 @@ async function lookupProblems(deps: BackfillDeps, tables: ResolvedTable[], at: T
 
 async function ensureSinks(deps: BackfillDeps, tables: ResolvedTable[], at: Timestamp): Promise<void> {
   for (const t of tables) {
-    const lookups = await backfillLookups(deps, t.schema, at);
+    const lookups = await backfillLookups(deps, t.schema, at, t.columns);
     const enriched = withEnrichedColumns(planReplica(t.schema, t.watched), lookups);
     // Fresh: a table deleted under the pipeline is recreated here (the repair its failure names, ADR-1515).
     if (t.replica)

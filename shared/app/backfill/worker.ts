@@ -13,10 +13,11 @@ import { SluiceError } from '../../domain/errors';
 import type { HistoryRow } from '../../domain/history-rows';
 import type { ReplicaUpsert } from '../../domain/replica-rows';
 import type { WriterValue } from '../../domain/value-mapping';
+import type { SnapshotRow } from '../../ports/snapshot-source';
 import type { BackfillDeps } from './deps';
 import { commitClaimed, PendingHistory } from './history';
 import { JobStore } from './job-store';
-import { backfillLookups, enrichSnapshotRows } from './lookups';
+import { backfillLookups, enrichSnapshotRows, lookupKeyColumns } from './lookups';
 import { finishPlanning } from './resume';
 
 /** What became of a task. */
@@ -41,11 +42,13 @@ function approximateBytes(row: Record<string, WriterValue>): number {
 }
 
 class Batches {
-  private rowsHeld: Array<Record<string, WriterValue>> = [];
+  private rowsHeld: SnapshotRow[] = [];
   private upserts: ReplicaUpsert[] = [];
   private history: HistoryRow[] = [];
   /** The table's lookups, resolved at the snapshot timestamp by {@link prepare}. */
   private lookups: ResolvedLookup[] = [];
+  /** The fact columns the lookups join on, read in wire form alongside each row. */
+  keyColumns: string[] = [];
   private batch = 0;
   rows = 0;
   readonly pending: PendingHistory | undefined;
@@ -65,10 +68,12 @@ class Batches {
   }
 
   async prepare(): Promise<void> {
-    this.lookups = await backfillLookups(this.deps, this.table.schema, this.job.snapshot.readTimestamp);
+    const { schema, columns } = this.table;
+    this.lookups = await backfillLookups(this.deps, schema, this.job.snapshot.readTimestamp, columns);
+    this.keyColumns = lookupKeyColumns(this.lookups);
   }
 
-  add(row: Record<string, WriterValue>): void {
+  add(row: SnapshotRow): void {
     const { name, schema } = this.table;
     const t = this.job.snapshot.readTimestamp;
     if (this.table.replica) this.upserts.push(snapshotUpsert(name, schema.primaryKey, row, t));
@@ -137,7 +142,14 @@ async function copyPartition(
   // Memory stays bounded whatever the cells: a batch is written at 500 rows or about 16 MiB.
   const maxBytes = deps.batchBytes ?? 16 * 1024 * 1024;
   const started = deps.now();
-  for await (const row of deps.snapshots.read(job.snapshot, partition.handle, table.schema)) {
+  const rows = deps.snapshots.read(
+    job.snapshot,
+    partition.handle,
+    table.schema,
+    undefined,
+    batches.keyColumns,
+  );
+  for await (const row of rows) {
     batches.add(row);
     if (batches.size < limit && batches.bytes < maxBytes) continue;
     await batches.flush();
