@@ -9,7 +9,7 @@ import type { Dialect } from '../../domain/change-record';
 import { GrpcCode, SluiceError } from '../../domain/errors';
 import type { TableSchema } from '../../domain/information-schema';
 import { fromSpannerValue, toSecondsAndNanos } from '../../domain/timestamp';
-import type { ValueIssue, WriterValue } from '../../domain/value-mapping';
+import type { ValueIssue } from '../../domain/value-mapping';
 import type { PartitionRequest, Snapshot, SnapshotRow, SnapshotSource } from '../../ports/snapshot-source';
 import { partitionRows } from './partition-rows';
 import { apiPriority, preciseDateOf } from './request-options';
