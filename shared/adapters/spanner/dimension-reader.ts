@@ -102,13 +102,16 @@ export class SpannerDimensionReader implements DimensionReader {
       at === 'latest' ? { strong: true } : { readTimestamp: preciseDateOf(at) },
     );
     const sets: unknown[] = [];
+    let decoded = 0;
     try {
       await new Promise<void>((resolve, reject) => {
-        // `keySet` is sent as given (the client encodes only `keys`); the decoded rows are drained unused.
+        // `keySet` is sent as given (the client encodes only `keys`); the decoded rows are only counted.
         snapshot
           .createReadStream(table, { keySet, columns } as Parameters<typeof snapshot.createReadStream>[1])
           .on('response', (set: unknown) => sets.push(set))
-          .on('data', () => undefined)
+          .on('data', () => {
+            decoded++;
+          })
           .on('error', reject)
           .on('end', resolve);
       });
@@ -119,7 +122,19 @@ export class SpannerDimensionReader implements DimensionReader {
     const replay = (async function* () {
       yield* sets;
     })();
-    for await (const row of wireRows(replay, (f) => out.fields.push(...f))) out.rows.push(row);
+    try {
+      for await (const row of wireRows(replay, (f) => out.fields.push(...f))) out.rows.push(row);
+    } catch (err) {
+      throw new SluiceError('retryable', `dimension read of ${table}: ${(err as Error).message}`, {
+        cause: err,
+      });
+    }
+    // A stream the client resumed inside a row would hand the raw sets over twice in part: never map those.
+    if (out.rows.length !== decoded)
+      throw new SluiceError(
+        'retryable',
+        `dimension read of ${table}: ${out.rows.length} rows assembled from the result but ${decoded} decoded by the client`,
+      );
     return out;
   }
 }

@@ -27,9 +27,9 @@ function canonicalFloat(value: JsonValue): string {
   return Object.is(n, -0) ? '0' : String(n);
 }
 
-/** One key value's canonical text for a column of `type`. */
-export function keyValueIdentity(type: SpannerType, value: JsonValue): string {
-  if (value === null) return 'null';
+/** One key value's canonical text for a column of `type` (NULL stays null, apart from any text). */
+export function keyValueIdentity(type: SpannerType, value: JsonValue): string | null {
+  if (value === null) return null;
   switch (type.code) {
     case 'INT64':
     case 'ENUM':
