@@ -13,6 +13,19 @@ export interface KeySetJson {
   all?: boolean;
 }
 
+const DECIMAL = /^([+-]?)(\d*)(?:\.(\d*))?$/;
+
+/** Compares decimal texts exactly (a double would call NUMERIC keys 29 digits long equal); NaN first. */
+function compareDecimal(a: string, b: string): number {
+  const [x, y] = [DECIMAL.exec(a), DECIMAL.exec(b)];
+  if (!x || !y) return x ? 1 : y ? -1 : 0;
+  const scale = Math.max((x[3] ?? '').length, (y[3] ?? '').length);
+  const exact = (m: RegExpExecArray) =>
+    (m[1] === '-' ? -1n : 1n) * BigInt(`${m[2] || '0'}${(m[3] ?? '').padEnd(scale, '0')}`);
+  const [u, v] = [exact(x), exact(y)];
+  return u < v ? -1 : u > v ? 1 : 0;
+}
+
 function compareScalar(a: WireValue, b: WireValue, type: SpannerTypeJson): number {
   if (a === null || b === null) return a === b ? 0 : a === null ? -1 : 1;
   switch (type.code) {
@@ -21,11 +34,14 @@ function compareScalar(a: WireValue, b: WireValue, type: SpannerTypeJson): numbe
       return x < y ? -1 : x > y ? 1 : 0;
     }
     case 'FLOAT64':
-    case 'FLOAT32':
-    case 'NUMERIC': {
+    case 'FLOAT32': {
+      // NaN sorts before every other value and equals only itself (a plain comparison calls it equal to all).
       const [x, y] = [Number(a), Number(b)];
+      if (Number.isNaN(x) || Number.isNaN(y)) return Number.isNaN(x) ? (Number.isNaN(y) ? 0 : -1) : 1;
       return x < y ? -1 : x > y ? 1 : 0;
     }
+    case 'NUMERIC':
+      return compareDecimal(String(a), String(b));
     case 'BOOL':
       return a === b ? 0 : a ? 1 : -1;
     case 'BYTES':
