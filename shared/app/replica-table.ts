@@ -7,14 +7,12 @@
  * by a record's content) are thrown as they are: they concern the whole window.
  */
 import {
-  BadRecordError,
   type BadRecordPolicy,
-  failedColumn,
   isRecordFailure,
   type RejectedRecord,
   RowsRejectedError,
 } from '../domain/bad-records';
-import type { DataChangeRecord, JsonValue } from '../domain/change-record';
+import type { DataChangeRecord } from '../domain/change-record';
 import { SluiceError } from '../domain/errors';
 import type { Logger } from '../domain/log';
 import { UnrepresentableError } from '../domain/record-errors';
@@ -28,6 +26,7 @@ import {
 import type { ValueIssue } from '../domain/value-mapping';
 import type { ReplicaSink } from '../ports/sinks';
 import type { EnrichedMods } from './enrichment/apply';
+import { enforce, isolatePlanning, keyText, planError, recordsOf, reject } from './replica-isolation';
 import { type ReplicaPorts, resolveChanges } from './sink-writer';
 import type { ReplicatedTable } from './table-registry';
 
@@ -38,76 +37,6 @@ export interface ReplicaTableOutcome {
 }
 
 type Row = ReplicaUpsert | ReplicaDelete;
-
-/** Canonical text of a key (property order does not matter). */
-function keyText(key: Record<string, JsonValue>): string {
-  return JSON.stringify(
-    Object.keys(key)
-      .sort()
-      .map((k) => [k, key[k]]),
-  );
-}
-
-/** The records that made a change: same commit timestamp, a mod on the same key. */
-function recordsOf(change: Pick<ReplicaChange, 'commitTimestamp' | 'key'>, records: DataChangeRecord[]) {
-  const key = keyText(change.key);
-  return records.filter(
-    (r) => r.commitTimestamp === change.commitTimestamp && r.mods.some((m) => keyText(m.keys) === key),
-  );
-}
-
-function reject(record: DataChangeRecord, err: unknown): RejectedRecord {
-  const column = failedColumn(err, record.tableName);
-  return { record, error: SluiceError.from(err), ...(column ? { column } : {}) };
-}
-
-/** Tries to plan `records`; the error when they cannot be (a record failure), undefined when they can. */
-function planError(records: DataChangeRecord[], options: ReplicaOptions): unknown {
-  try {
-    buildReplicaChanges(records, options);
-    return undefined;
-  } catch (err) {
-    if (!isRecordFailure(err)) throw err;
-    return err;
-  }
-}
-
-/**
- * Finds the records that cannot be planned: records of different commit timestamps never share a change, so
- * each timestamp's records are tried apart, then each record alone; when a timestamp's records fail only
- * together (concurrent transactions on one key), all of them are rejected.
- */
-function isolatePlanning(records: DataChangeRecord[], options: ReplicaOptions): RejectedRecord[] {
-  const byTimestamp = new Map<bigint, DataChangeRecord[]>();
-  for (const r of records)
-    byTimestamp.set(r.commitTimestamp, [...(byTimestamp.get(r.commitTimestamp) ?? []), r]);
-  const rejected: RejectedRecord[] = [];
-  for (const group of byTimestamp.values()) {
-    const groupError = planError(group, options);
-    if (groupError === undefined) continue;
-    const alone = group.flatMap((r) => {
-      const err = planError([r], options);
-      return err === undefined ? [] : [reject(r, err)];
-    });
-    const rest = group.filter((r) => !alone.some((a) => a.record === r));
-    const restError = rest.length > 0 ? planError(rest, options) : undefined;
-    rejected.push(...alone, ...(restError === undefined ? [] : rest.map((r) => reject(r, restError))));
-  }
-  return rejected;
-}
-
-/** Keeps the policy: under `fail` the first rejected record (earliest) fails the window. */
-function enforce(policy: BadRecordPolicy, rejected: RejectedRecord[]): void {
-  if (policy !== 'fail' || rejected.length === 0) return;
-  const first = [...rejected].sort((a, b) =>
-    a.record.commitTimestamp < b.record.commitTimestamp
-      ? -1
-      : a.record.commitTimestamp > b.record.commitTimestamp
-        ? 1
-        : 0,
-  )[0]!;
-  throw new BadRecordError(first);
-}
 
 /** Resolves `changes`; the error when they cannot be resolved for a record's fault (thrown otherwise). */
 async function tryResolve(
