@@ -7,10 +7,8 @@
  * a window re-read after any failure appends each row at the offset it had before (ADR-1601).
  */
 
-import { failedRecord, type RejectedRecord, rejectionReason } from '../domain/bad-records';
 import type { DataChangeRecord } from '../domain/change-record';
 import type { PipelineConfig } from '../domain/config';
-import { newDeadLetter } from '../domain/dead-letter';
 import { SluiceError } from '../domain/errors';
 import { canonicalOrder, type HistoryRow } from '../domain/history-rows';
 import {
@@ -28,7 +26,7 @@ import {
   type WindowProgress,
 } from '../domain/ledger';
 import { historySources } from '../domain/table-rules';
-import { diffMillis, formatTimestamp, type Timestamp } from '../domain/timestamp';
+import { diffMillis, type Timestamp } from '../domain/timestamp';
 import type { ChangeSource } from '../ports/change-source';
 import type { DeadLetterStore } from './dead-letters';
 import { StreamUnusableError } from './history-append';
@@ -36,6 +34,7 @@ import { HistoryStreams } from './history-streams';
 import type { LedgerStore } from './ledger-store';
 import type { Runtime } from './settings';
 import { enrichBatch, historyBatches, type SinkPorts, writeReplica } from './sink-writer';
+import { setAside } from './window-dead-letters';
 
 /** Flush early when this many records are buffered, whatever the interval. */
 const MAX_BUFFERED_RECORDS = 5_000;
@@ -149,7 +148,10 @@ class WindowRun {
     const replica = await writeReplica(ctx.sinks, records, ctx.config.onBadRecord, ctx.runtime.log, enriched);
     this.rows += replica.rows;
     // Set aside before the boundary can move past them; their history rows are written like every other's.
-    if (replica.rejected.length > 0) await this.setAside(replica.rejected);
+    if (replica.rejected.length > 0) {
+      const at = this.acked?.at ?? this.entry.position;
+      this.deadLettered += await setAside(ctx, this.entry, at, replica.rejected);
+    }
     const before = streams.current;
     try {
       await this.appendHistory(history);
@@ -159,38 +161,6 @@ class WindowRun {
       await streams.replace(err.destination, err.reason);
       await this.checkpoint(streams.current);
       await this.appendHistory(history);
-    }
-  }
-
-  /**
-   * Writes the records the replica could not take to the dead letters, one letter per record, named by the
-   * record's identity (ADR-1512): a re-read that splits its flushes differently finds the same letters.
-   */
-  private async setAside(rejected: RejectedRecord[]): Promise<void> {
-    const { ctx, entry } = this;
-    for (const r of rejected) {
-      const letter = newDeadLetter({
-        pipeline: ctx.config.pipeline,
-        partition: { id: entry.id, epoch: entry.epoch },
-        position: this.acked?.at ?? entry.position,
-        now: ctx.runtime.now(),
-        rejected: [r],
-        reason: rejectionReason(r.error),
-      });
-      const out = await ctx.deadLetters.put(letter);
-      this.deadLettered++;
-      const failed = failedRecord(r);
-      ctx.runtime.log.warn('record.dead-lettered', {
-        deadLetter: letter.id,
-        table: r.record.tableName,
-        records: 1,
-        reason: letter.reason,
-        column: failed.column,
-        key: failed.key,
-        commitTimestamp: formatTimestamp(failed.commitTimestamp),
-        error: r.error.message,
-        ...(out === 'exists' ? { note: 'already written by an earlier attempt' } : {}),
-      });
     }
   }
 
