@@ -4,6 +4,8 @@
  * the ledger bucket, as such a ledger has none) and deleted before any instance ensured it again is refused by
  * new reader and scheduler instances, because the last status listed it; the operator who meant the deletion
  * forgets it over HTTP and retries, and the table is created empty and written on, its history untouched.
+ * A history table deleted on purpose is refused by its marker, forgotten, and holds every mod from the retried
+ * window on exactly once (the write streams the ledger recorded for the deleted table are replaced).
  */
 process.env.METADATA_SERVER_DETECTION = 'none';
 
@@ -13,7 +15,7 @@ import { committer, historyCounts, status, until } from './support/failures';
 
 const BOUND = 150_000;
 
-describe('a replica table deleted after an upgrade to table markers, then forgotten', () => {
+describe('tables deleted under the pipeline: after an upgrade to markers, and on purpose', () => {
   let stack: LocalStack;
 
   beforeAll(async () => {
@@ -86,6 +88,52 @@ describe('a replica table deleted after an upgrade to table markers, then forgot
       expect(await historyCounts(stack, 'customers_history')).toEqual({ n: mods, d: mods });
       const live = JSON.parse((await marker.download())[0].toString('utf8')) as Record<string, unknown>;
       expect(live).toEqual({ kind: 'replica', destination: 'customers' });
+    },
+    BOUND,
+  );
+
+  it(
+    'a history table removed on purpose: refused by its marker, forgotten, then written anew from the retry on',
+    async () => {
+      const c = committer(stack, 59);
+      const { orders } = stack.schema;
+      const backfill = stack.functions.backfill!.url;
+      stack.startTicking(400);
+      await c.insert('orders', 2);
+      expect(await stack.waitForCatchUp(c.state.last, 60_000)).toBe(true);
+      const bq = stack.emulators.bigquery.bigquery();
+      await bq.dataset(LOCAL.dataset).table('orders_history').delete();
+      await Promise.all([stack.functions.reader!.restart(), stack.functions.scheduler!.restart()]);
+      await c.insert('orders', 3);
+      const failed = await until(
+        'the failed partition',
+        async () => {
+          const s = await status(stack);
+          return s.lastErrors.some((e) =>
+            /history table sluice_demo\.orders_history was not found/.test(e.message),
+          )
+            ? s
+            : undefined;
+        },
+        60_000,
+      );
+      expect(failed.partitions.failed).toBeGreaterThan(0);
+      expect((await bq.dataset(LOCAL.dataset).table('orders_history').exists())[0]).toBe(false);
+      const forget = await fetch(`${backfill}/tables/forget`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ table: orders.name, targets: ['history'] }),
+      });
+      expect(((await forget.json()) as { forgotten: unknown[] }).forgotten).toEqual([
+        { target: 'history', destination: 'orders_history', before: 'marked' },
+      ]);
+      await fetch(`${backfill}/partitions/retry`, { method: 'POST' });
+      await c.insert('orders', 2);
+      expect(await stack.waitForCatchUp(c.state.last, 60_000)).toBe(true);
+      await stack.stopTicking();
+      expect((await status(stack)).partitions.failed).toBe(0);
+      // The 5 orders committed since the deletion are in the new history table, each once.
+      expect(await historyCounts(stack, 'orders_history')).toEqual({ n: 5, d: 5 });
     },
     BOUND,
   );
