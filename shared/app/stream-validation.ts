@@ -18,6 +18,7 @@ import {
 } from '../domain/information-schema';
 import type { Logger } from '../domain/log';
 import { hidingOptions } from '../domain/stream-options';
+import { destinationClashes } from '../domain/table-rules';
 import type { SpannerCatalog } from '../ports/spanner-catalog';
 import { resolveTableLookups } from './enrichment/resolve';
 import { watchedColumns } from './table-registry';
@@ -52,6 +53,26 @@ async function lookupProblems(catalog: SpannerCatalog, fact: TableSchema, config
   }
 }
 
+/** Every table the database has that the stream watches (the names the all-tables rule may apply to). */
+async function watchedTables(catalog: SpannerCatalog, scope: ChangeStreamScope): Promise<string[]> {
+  const schemas = await catalog.tableSchemas();
+  return schemas.map((s) => s.name).filter((name) => watchedColumns(scope, name) !== undefined);
+}
+
+/**
+ * PostgreSQL's default schema is `public`, and Spanner names its tables without it (`t`, in change records
+ * too): an entry `public.t` would never meet a record, so it is refused with the name to write.
+ */
+function namingProblems(config: PipelineConfig, dialect: Dialect): string[] {
+  if (dialect !== 'POSTGRESQL') return [];
+  return [...Object.keys(config.tables), ...config.excludedTables]
+    .filter((t) => t.startsWith('public.'))
+    .map(
+      (t) =>
+        `SLUICE_TABLES names ${t}: tables of PostgreSQL's default schema are named without "public." — write "${t.slice('public.'.length)}"`,
+    );
+}
+
 /** Checks the stream; @throws SluiceError (`permanent`) listing every problem and its fix. */
 export async function validateStream(
   catalog: SpannerCatalog,
@@ -82,6 +103,8 @@ export async function validateStream(
       );
     else problems.push(...(await lookupProblems(catalog, schema, config)));
   }
+  problems.push(...namingProblems(config, dialect));
+  problems.push(...destinationClashes(config, await watchedTables(catalog, scope)));
   if (options.partitionMode === 'MUTABLE_KEY_RANGE') {
     problems.push(
       `partition_mode MUTABLE_KEY_RANGE is not supported yet: use a stream with partition_mode = 'IMMUTABLE_KEY_RANGE'`,

@@ -13,7 +13,12 @@ import type { ChangeStreamScope, TableColumn, TableSchema } from '../domain/info
 import type { Logger } from '../domain/log';
 import { findMissingTable } from '../domain/missing-table';
 import { columnDrift, type Drift, planReplica, type ReplicaPlan } from '../domain/replica-plan';
-import { notReplicatedReason, type TableTargets, targetsFor } from '../domain/table-rules';
+import {
+  destinationClashesOf,
+  notReplicatedReason,
+  type TableTargets,
+  targetsFor,
+} from '../domain/table-rules';
 import { formatTimestamp, type Timestamp } from '../domain/timestamp';
 import { decideSpannerTypeChange, incompatibleTypeError } from '../domain/type-changes';
 import type { HistorySink, ReplicaSink } from '../ports/sinks';
@@ -157,6 +162,7 @@ export class TableRegistry {
       return null;
     }
     const [schema, watched] = await Promise.all([this.schemaAt(source, at), this.watched(source, false)]);
+    await this.refuseClash(source);
     return this.ensure(source, targets, planReplica(schema, watched), at);
   }
 
@@ -262,7 +268,23 @@ export class TableRegistry {
     }
   }
 
+  /**
+   * Refuses a table whose BigQuery table another watched table would write too (e.g. `sales.Orders` and a
+   * plain `sales__orders`), naming both: mixing two tables' rows in one replica would lose rows silently.
+   */
+  private async refuseClash(source: string): Promise<void> {
+    const [schemas, scope] = await Promise.all([this.ports.catalog.tableSchemas(), this.scopeNow(false)]);
+    const watched = schemas.map((s) => s.name).filter((n) => watchedColumns(scope, n) !== undefined);
+    const clashes = destinationClashesOf(this.config, source, watched);
+    if (clashes.length > 0) throw new SluiceError('permanent', clashes.join('; '));
+  }
+
   private async watched(source: string, fresh: boolean): Promise<'all' | string[]> {
+    // A table the stream no longer lists (SET FOR changed) still has records up to then: its columns stay.
+    return watchedColumns(await this.scopeNow(fresh), source) ?? 'all';
+  }
+
+  private scopeNow(fresh: boolean): Promise<ChangeStreamScope> {
     if (fresh || !this.scope) {
       const stream = this.config.spanner.stream;
       this.scope = this.ports.catalog.streamScope(stream).then((s) => {
@@ -273,8 +295,7 @@ export class TableRegistry {
         this.scope = undefined;
       });
     }
-    // A table the stream no longer lists (SET FOR changed) still has records up to then: its columns stay.
-    return watchedColumns(await this.scope, source) ?? 'all';
+    return this.scope;
   }
 }
 

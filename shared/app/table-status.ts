@@ -9,7 +9,7 @@ import type { PipelineConfig } from '../domain/config';
 import { SluiceError } from '../domain/errors';
 import type { ChangeStreamScope, TableSchema } from '../domain/information-schema';
 import type { Logger } from '../domain/log';
-import { notReplicatedReason, targetsFor } from '../domain/table-rules';
+import { destinationClashesOf, notReplicatedReason, targetsFor } from '../domain/table-rules';
 import type { SpannerCatalog } from '../ports/spanner-catalog';
 import { type TableRegistry, watchedColumns } from './table-registry';
 
@@ -64,9 +64,13 @@ export async function syncTables(args: {
   const { config, registry } = args;
   const schemas = await args.catalog.tableSchemas();
   const out: TableStatus[] = [];
-  for (const { schema, watched } of watchedSchemas(schemas, args.scope)) {
+  const watchedList = watchedSchemas(schemas, args.scope);
+  const names = watchedList.map((w) => w.schema.name);
+  for (const { schema, watched } of watchedList) {
     const entry = statusOf(schema, config);
     try {
+      const clashes = destinationClashesOf(config, schema.name, names);
+      if (clashes.length > 0) throw new SluiceError('permanent', clashes.join('; '));
       const table = await registry.adopt(schema, watched);
       if (table) Object.assign(entry, { state: 'replicating', columns: table.plan.columns.size });
       else entry.reason = notReplicatedReason(config, schema.name);

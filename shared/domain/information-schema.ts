@@ -39,8 +39,8 @@ export function changeStreamQueryOf(dialect: Dialect, stream: string): SpannerQu
 export function changeStreamTablesQuery(dialect: Dialect, stream: string): SpannerQuery {
   return byName(
     dialect,
-    'SELECT TABLE_NAME, ALL_COLUMNS FROM INFORMATION_SCHEMA.CHANGE_STREAM_TABLES WHERE CHANGE_STREAM_NAME = @name',
-    'SELECT table_name, all_columns FROM information_schema.change_stream_tables WHERE change_stream_name = $1',
+    'SELECT TABLE_SCHEMA, TABLE_NAME, ALL_COLUMNS FROM INFORMATION_SCHEMA.CHANGE_STREAM_TABLES WHERE CHANGE_STREAM_NAME = @name',
+    'SELECT table_schema, table_name, all_columns FROM information_schema.change_stream_tables WHERE change_stream_name = $1',
     stream,
   );
 }
@@ -49,8 +49,8 @@ export function changeStreamTablesQuery(dialect: Dialect, stream: string): Spann
 export function changeStreamColumnsQuery(dialect: Dialect, stream: string): SpannerQuery {
   return byName(
     dialect,
-    'SELECT TABLE_NAME, COLUMN_NAME FROM INFORMATION_SCHEMA.CHANGE_STREAM_COLUMNS WHERE CHANGE_STREAM_NAME = @name',
-    'SELECT table_name, column_name FROM information_schema.change_stream_columns WHERE change_stream_name = $1',
+    'SELECT TABLE_SCHEMA, TABLE_NAME, COLUMN_NAME FROM INFORMATION_SCHEMA.CHANGE_STREAM_COLUMNS WHERE CHANGE_STREAM_NAME = @name',
+    'SELECT table_schema, table_name, column_name FROM information_schema.change_stream_columns WHERE change_stream_name = $1',
     stream,
   );
 }
@@ -65,45 +65,78 @@ export function changeStreamOptionsQuery(dialect: Dialect, stream: string): Span
   );
 }
 
+/** The default schema's name in INFORMATION_SCHEMA: '' in GoogleSQL, `public` in PostgreSQL. */
+export function defaultSchemaOf(dialect: Dialect): string {
+  return dialect === 'POSTGRESQL' ? 'public' : '';
+}
+
+/**
+ * A table's schema and its name in the schema. sluice knows a table by the name Spanner gives it in change
+ * records: `T` in the default schema, `sch.T` in a named schema (ADR-1405).
+ */
+export function splitTableName(dialect: Dialect, table: string): { schema: string; name: string } {
+  const dot = table.indexOf('.');
+  if (dot < 0) return { schema: defaultSchemaOf(dialect), name: table };
+  return { schema: table.slice(0, dot), name: table.slice(dot + 1) };
+}
+
+/** The inverse of {@link splitTableName}: `name` in the default schema, else `schema.name`. */
+export function qualifiedTableName(dialect: Dialect, schema: string, name: string): string {
+  return schema === defaultSchemaOf(dialect) ? name : `${schema}.${name}`;
+}
+
+/** Every schema but the system ones (INFORMATION_SCHEMA, SPANNER_SYS, pg_catalog). */
+export const USER_SCHEMAS_GOOGLE_SQL = "TABLE_SCHEMA NOT IN ('INFORMATION_SCHEMA', 'SPANNER_SYS')";
+export const USER_SCHEMAS_POSTGRES =
+  "table_schema NOT IN ('information_schema', 'spanner_sys', 'pg_catalog')";
+
 const COLUMNS_GOOGLE_SQL =
-  'SELECT TABLE_NAME, COLUMN_NAME, ORDINAL_POSITION, SPANNER_TYPE, IS_NULLABLE, IS_GENERATED, IS_STORED, IS_HIDDEN ' +
-  "FROM INFORMATION_SCHEMA.COLUMNS WHERE TABLE_SCHEMA = ''";
+  'SELECT TABLE_SCHEMA, TABLE_NAME, COLUMN_NAME, ORDINAL_POSITION, SPANNER_TYPE, IS_NULLABLE, IS_GENERATED, IS_STORED, IS_HIDDEN ' +
+  'FROM INFORMATION_SCHEMA.COLUMNS';
 const COLUMNS_POSTGRES =
-  'SELECT table_name, column_name, ordinal_position, spanner_type, is_nullable, is_generated, is_stored, is_hidden ' +
-  "FROM information_schema.columns WHERE table_schema = 'public'";
+  'SELECT table_schema, table_name, column_name, ordinal_position, spanner_type, is_nullable, is_generated, is_stored, is_hidden ' +
+  'FROM information_schema.columns';
 const KEYS_GOOGLE_SQL =
-  'SELECT TABLE_NAME, COLUMN_NAME, ORDINAL_POSITION FROM INFORMATION_SCHEMA.INDEX_COLUMNS ' +
-  "WHERE TABLE_SCHEMA = '' AND INDEX_NAME = 'PRIMARY_KEY'";
+  'SELECT TABLE_SCHEMA, TABLE_NAME, COLUMN_NAME, ORDINAL_POSITION FROM INFORMATION_SCHEMA.INDEX_COLUMNS ' +
+  "WHERE INDEX_NAME = 'PRIMARY_KEY'";
 const KEYS_POSTGRES =
-  'SELECT table_name, column_name, ordinal_position FROM information_schema.index_columns ' +
-  "WHERE table_schema = 'public' AND index_name = 'PRIMARY_KEY'";
+  'SELECT table_schema, table_name, column_name, ordinal_position FROM information_schema.index_columns ' +
+  "WHERE index_name = 'PRIMARY_KEY'";
+
+/** A query of one table, by its schema and its name in the schema (both bound as parameters). */
+function byTable(dialect: Dialect, googleSql: string, postgres: string, table: string): SpannerQuery {
+  const { schema, name } = splitTableName(dialect, table);
+  return dialect === 'POSTGRESQL'
+    ? { sql: postgres, params: { p1: schema, p2: name }, types: { p1: 'string', p2: 'string' } }
+    : { sql: googleSql, params: { schema, name }, types: { schema: 'string', name: 'string' } };
+}
 
 /** Columns of one user table (with whether each is generated, stored, hidden), in ordinal order. */
 export function tableColumnsQuery(dialect: Dialect, table: string): SpannerQuery {
-  return byName(
+  return byTable(
     dialect,
-    `${COLUMNS_GOOGLE_SQL} AND TABLE_NAME = @name ORDER BY ORDINAL_POSITION`,
-    `${COLUMNS_POSTGRES} AND table_name = $1 ORDER BY ordinal_position`,
+    `${COLUMNS_GOOGLE_SQL} WHERE TABLE_SCHEMA = @schema AND TABLE_NAME = @name ORDER BY ORDINAL_POSITION`,
+    `${COLUMNS_POSTGRES} WHERE table_schema = $1 AND table_name = $2 ORDER BY ordinal_position`,
     table,
   );
 }
 
 /** Primary-key columns of one user table, in key order. */
 export function primaryKeyQuery(dialect: Dialect, table: string): SpannerQuery {
-  return byName(
+  return byTable(
     dialect,
-    `${KEYS_GOOGLE_SQL} AND TABLE_NAME = @name ORDER BY ORDINAL_POSITION`,
-    `${KEYS_POSTGRES} AND table_name = $1 ORDER BY ordinal_position`,
+    `${KEYS_GOOGLE_SQL} AND TABLE_SCHEMA = @schema AND TABLE_NAME = @name ORDER BY ORDINAL_POSITION`,
+    `${KEYS_POSTGRES} AND table_schema = $1 AND table_name = $2 ORDER BY ordinal_position`,
     table,
   );
 }
 
-/** Columns of every user table (one query for the whole database). */
+/** Columns of every user table, in every user schema (one query for the whole database). */
 export function allColumnsQuery(dialect: Dialect): SpannerQuery {
   const sql =
     dialect === 'POSTGRESQL'
-      ? `${COLUMNS_POSTGRES} ORDER BY table_name, ordinal_position`
-      : `${COLUMNS_GOOGLE_SQL} ORDER BY TABLE_NAME, ORDINAL_POSITION`;
+      ? `${COLUMNS_POSTGRES} WHERE ${USER_SCHEMAS_POSTGRES} ORDER BY table_schema, table_name, ordinal_position`
+      : `${COLUMNS_GOOGLE_SQL} WHERE ${USER_SCHEMAS_GOOGLE_SQL} ORDER BY TABLE_SCHEMA, TABLE_NAME, ORDINAL_POSITION`;
   return { sql, params: {}, types: {} };
 }
 
@@ -111,8 +144,8 @@ export function allColumnsQuery(dialect: Dialect): SpannerQuery {
 export function allPrimaryKeysQuery(dialect: Dialect): SpannerQuery {
   const sql =
     dialect === 'POSTGRESQL'
-      ? `${KEYS_POSTGRES} ORDER BY table_name, ordinal_position`
-      : `${KEYS_GOOGLE_SQL} ORDER BY TABLE_NAME, ORDINAL_POSITION`;
+      ? `${KEYS_POSTGRES} AND ${USER_SCHEMAS_POSTGRES} ORDER BY table_schema, table_name, ordinal_position`
+      : `${KEYS_GOOGLE_SQL} AND ${USER_SCHEMAS_GOOGLE_SQL} ORDER BY TABLE_SCHEMA, TABLE_NAME, ORDINAL_POSITION`;
   return { sql, params: {}, types: {} };
 }
 
@@ -120,6 +153,18 @@ export function allPrimaryKeysQuery(dialect: Dialect): SpannerQuery {
 function lowerRow(row: unknown, path: string): Record<string, unknown> {
   const fields = structFields(row, path);
   return Object.fromEntries(Object.entries(fields).map(([k, v]) => [k.toLowerCase(), v]));
+}
+
+/**
+ * The table a row names, as sluice knows it: `T` in the default schema ('' or PostgreSQL's `public`; the
+ * service reserves `public` as a schema name in both dialects), `sch.T` in a named schema. A row without a
+ * TABLE_SCHEMA column is the default schema's.
+ */
+export function rowTable(r: Record<string, unknown>, path: string): string {
+  const name = readString(r['table_name'], `${path}.table_name`);
+  const schema =
+    r['table_schema'] == null ? '' : readOptionalString(r['table_schema'], `${path}.table_schema`);
+  return schema === '' || schema === 'public' ? name : `${schema}.${name}`;
 }
 
 /** Reads the dialect probe's result; no row means GoogleSQL (databases created before PG existed). */
@@ -164,13 +209,11 @@ export function parseChangeStreamScope(
   tableRows.forEach((row, i) => {
     const r = lowerRow(row, `change_stream_tables[${i}]`);
     const allColumns = readFlag(r['all_columns'], `change_stream_tables[${i}].all_columns`);
-    tables.set(readString(r['table_name'], `change_stream_tables[${i}].table_name`), {
-      columns: allColumns ? 'all' : [],
-    });
+    tables.set(rowTable(r, `change_stream_tables[${i}]`), { columns: allColumns ? 'all' : [] });
   });
   columnRows.forEach((row, i) => {
     const r = lowerRow(row, `change_stream_columns[${i}]`);
-    const table = readString(r['table_name'], `change_stream_columns[${i}].table_name`);
+    const table = rowTable(r, `change_stream_columns[${i}]`);
     const entry = tables.get(table) ?? { columns: [] };
     if (entry.columns !== 'all')
       entry.columns.push(readString(r['column_name'], `change_stream_columns[${i}].column_name`));
@@ -336,15 +379,10 @@ export function parseTableSchemas(
     return created;
   };
   columnRows.forEach((row, i) => {
-    entry(readString(lowerRow(row, `columns[${i}]`)['table_name'], `columns[${i}].table_name`)).columns.push(
-      row,
-    );
+    entry(rowTable(lowerRow(row, `columns[${i}]`), `columns[${i}]`)).columns.push(row);
   });
   keyRows.forEach((row, i) => {
-    const name = readString(
-      lowerRow(row, `index_columns[${i}]`)['table_name'],
-      `index_columns[${i}].table_name`,
-    );
+    const name = rowTable(lowerRow(row, `index_columns[${i}]`), `index_columns[${i}]`);
     if (byTable.has(name)) entry(name).keys.push(row);
   });
   return [...byTable.entries()]

@@ -3,9 +3,10 @@
  * replica and/or history table), exclusions (`"Table": false`) and the all-tables form `"*"`, which applies a
  * naming rule to every table the change stream watches — also to tables created later.
  *
- * Naming rule: `{table}` in a template stands for the source table's name in lower case, with every character
- * a BigQuery table name cannot hold (anything but letters, digits and `_`, e.g. the `.` of a named schema)
- * replaced by `_`. `true` takes the default template: `{table}` for replicas, `{table}_history` for history.
+ * Naming rule: `{table}` in a template stands for the source table's name in lower case, the `.` of a named
+ * schema's `sch.T` written `__` (`sch__t`), and any other character a BigQuery table name cannot hold replaced
+ * by `_`. `true` takes the default template: `{table}` for replicas, `{table}_history` for history. Two
+ * source tables the rules send to one replica table are refused, naming both (ADR-1405).
  */
 import { z } from 'zod';
 import { type LookupConfig, lookupsSchema } from './enrichment/lookups';
@@ -30,7 +31,8 @@ export const ALL_TABLES = '*';
 /** Default templates of `"*": {"replica": true, "history": true}`. */
 export const DEFAULT_TEMPLATES = { replica: '{table}', history: '{table}_history' } as const;
 
-const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
+/** A source table: `T`, or `sch.T` for a table of a named schema. */
+const TABLE_NAME = /^(?:[A-Za-z_][A-Za-z0-9_]{0,127}\.)?[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 const BIGQUERY_TABLE = /^[A-Za-z0-9_]{1,1024}$/;
 const TEMPLATE = /^[A-Za-z0-9_]*\{table\}[A-Za-z0-9_]*$/;
 
@@ -89,7 +91,8 @@ export const tableRulesSchema = z
         else rules.allTables = templates(parsed.data);
         continue;
       }
-      if (!IDENTIFIER.test(name)) issue('table name must be an identifier');
+      if (!TABLE_NAME.test(name))
+        issue('table name must be an identifier, or schema.table for a table in a named schema');
       if (value === false) {
         rules.excludedTables.push(name);
         continue;
@@ -110,9 +113,13 @@ function templates(t: { replica?: string | true; history?: string | true }): All
   return out;
 }
 
-/** The `{table}` part of a destination name: lower case, `[a-z0-9_]` only. */
+/** The `{table}` part of a destination name: lower case, `[a-z0-9_]` only; `sch.T` is `sch__t`. */
 export function destinationPart(table: string): string {
-  return table.toLowerCase().replace(/[^a-z0-9_]/g, '_');
+  return table
+    .toLowerCase()
+    .split('.')
+    .map((part) => part.replace(/[^a-z0-9_]/g, '_'))
+    .join('__');
 }
 
 /** A template applied to a source table. */
@@ -129,6 +136,53 @@ export function targetsFor(rules: TableRules, table: string): TableTargets | und
   if (rules.allTables.replica) out.replica = applyTemplate(rules.allTables.replica, table);
   if (rules.allTables.history) out.history = applyTemplate(rules.allTables.history, table);
   return out;
+}
+
+/** One replica (or rule-named history) table that two or more source tables would write. */
+interface Clash {
+  kind: 'replica' | 'history';
+  destination: string;
+  sources: string[];
+}
+
+function clashes(rules: TableRules, tables: readonly string[]): Clash[] {
+  const found = new Map<string, Clash>();
+  const add = (kind: Clash['kind'], destination: string, table: string) => {
+    const key = `${kind}:${destination}`;
+    const clash = found.get(key) ?? { kind, destination, sources: [] };
+    clash.sources.push(table);
+    found.set(key, clash);
+  };
+  for (const table of new Set([...tables, ...Object.keys(rules.tables)])) {
+    const targets = targetsFor(rules, table);
+    if (targets?.replica) add('replica', targets.replica, table);
+    // Explicit entries may share a history table on purpose; the rule's names may not meet by accident.
+    if (targets?.history && !rules.tables[table]) add('history', targets.history, table);
+  }
+  return [...found.values()]
+    .filter((c) => c.sources.length > 1)
+    .map((c) => ({ ...c, sources: c.sources.sort() }));
+}
+
+function clashMessage(c: Clash): string {
+  return `tables ${c.sources.join(' and ')} would both write the ${c.kind} table ${c.destination}: give one of them an explicit entry with another name in SLUICE_TABLES, or exclude it ("${c.sources[0]}": false)`;
+}
+
+/**
+ * Source tables among `tables` (the watched ones; explicit entries are added) that the rules send to one
+ * replica table — e.g. `sales.Orders` and a plain `sales__orders`, or two names differing only in case — one
+ * problem per clash, naming the tables and the fix. A replica holds one row per key of one table: mixing two
+ * would lose rows silently. Several tables share a history table only through explicit entries.
+ */
+export function destinationClashes(rules: TableRules, tables: readonly string[]): string[] {
+  return clashes(rules, tables).map(clashMessage);
+}
+
+/** The clashes {@link destinationClashes} finds that involve `table`. */
+export function destinationClashesOf(rules: TableRules, table: string, tables: readonly string[]): string[] {
+  return clashes(rules, [...tables, table])
+    .filter((c) => c.sources.includes(table))
+    .map(clashMessage);
 }
 
 /** True when some source table's name makes `template` give `destination`. */

@@ -18,7 +18,7 @@ export interface BackfillDeps {
   store: ObjectStore;
   queue: TaskQueue;
   snapshots: SnapshotSource;
-  catalog: Pick<SpannerCatalog, 'dialect' | 'streamScope' | 'tableSchema'>;
+  catalog: Pick<SpannerCatalog, 'dialect' | 'streamScope' | 'tableSchema' | 'tableSchemas'>;
   /**
    * What replaying stream dead letters needs besides the replica (ADR-1503): the full catalog (rows read at
    * a commit timestamp) and a table registry. Absent: `POST /dead-letters/replay` answers 503.

@@ -13,12 +13,13 @@ import {
 } from '../../domain/backfill/request';
 import { isSnapshotTooOld, snapshotTooOldError } from '../../domain/backfill/snapshot-errors';
 import { SluiceError } from '../../domain/errors';
-import type { TableSchema } from '../../domain/information-schema';
+import type { ChangeStreamScope, TableSchema } from '../../domain/information-schema';
 import { planReplica } from '../../domain/replica-plan';
-import { targetsFor } from '../../domain/table-rules';
+import { destinationClashesOf, targetsFor } from '../../domain/table-rules';
 import { formatTimestamp, type Timestamp } from '../../domain/timestamp';
 import type { Snapshot } from '../../ports/snapshot-source';
 import { withEnrichedColumns } from '../enrichment/resolve';
+import { watchedColumns } from '../table-registry';
 import type { BackfillDeps } from './deps';
 import { JobStore } from './job-store';
 import { backfillLookups } from './lookups';
@@ -63,7 +64,20 @@ async function validate(deps: BackfillDeps, request: BackfillRequest): Promise<C
     schemas,
   });
   if (!resolved.ok) return { ok: false, problems: [...problems, ...resolved.problems] };
+  problems.push(...(await clashProblems(deps, request.tables, scope)));
   return problems.length > 0 ? { ok: false, problems } : resolved;
+}
+
+/** Requested tables another watched table would share a BigQuery table with (ADR-1405): never loaded. */
+async function clashProblems(
+  deps: BackfillDeps,
+  tables: string[],
+  scope: ChangeStreamScope,
+): Promise<string[]> {
+  const watched = (await deps.catalog.tableSchemas())
+    .map((s) => s.name)
+    .filter((n) => watchedColumns(scope, n) !== undefined);
+  return [...new Set(tables.flatMap((t) => destinationClashesOf(deps.config, t, watched)))];
 }
 
 /** Opens the snapshot; a `readTimestamp` older than the version retention is the caller's mistake. */

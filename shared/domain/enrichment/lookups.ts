@@ -13,6 +13,18 @@ import { formatSpannerType } from '../spanner-types';
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 const identifier = z.string().regex(IDENTIFIER, 'must be an identifier ([A-Za-z_][A-Za-z0-9_]*)');
+/** A dimension table: `T`, or `sch.T` in a named schema. */
+const tableName = z
+  .string()
+  .regex(
+    /^(?:[A-Za-z_][A-Za-z0-9_]{0,127}\.)?[A-Za-z_][A-Za-z0-9_]{0,127}$/,
+    'must be a table name ([A-Za-z_][A-Za-z0-9_]*, or schema.table for a table in a named schema)',
+  );
+
+/** The default prefix of a lookup's columns: the table in lower case, a named schema's `.` written `__`. */
+export function defaultLookupPrefix(table: string): string {
+  return `${table.toLowerCase().replace('.', '__')}_`;
+}
 
 /** The partial cache of a `latest` lookup (the connector's processing-time join). */
 const cacheSchema = z.strictObject({
@@ -24,7 +36,7 @@ const cacheSchema = z.strictObject({
 /** One lookup as configured. */
 export const lookupSchema = z
   .strictObject({
-    table: identifier,
+    table: tableName,
     /** Dimension primary-key column → fact column holding its value. */
     key: z.record(identifier, identifier),
     columns: z.array(identifier).min(1, 'must name at least one column to bring'),
@@ -135,7 +147,7 @@ export function resolveLookups(
     }
     const before = problems.length;
     problems.push(...keyProblems(at, l, fact, dim));
-    const prefix = l.prefix ?? `${l.table.toLowerCase()}_`;
+    const prefix = l.prefix ?? defaultLookupPrefix(l.table);
     const columns = l.columns.flatMap((source, j) => {
       const column = columnOf(dim, source);
       if (column === undefined || column.hidden) {

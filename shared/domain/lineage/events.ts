@@ -6,7 +6,7 @@
  * source columns each destination column is computed from.
  */
 import { createHash } from 'node:crypto';
-import type { LookupConfig } from '../enrichment/lookups';
+import { defaultLookupPrefix, type LookupConfig } from '../enrichment/lookups';
 import type { TableSchema } from '../information-schema';
 import { formatSpannerType } from '../spanner-types';
 import { formatTimestamp, type Timestamp } from '../timestamp';
@@ -158,7 +158,7 @@ function enrichedColumns(scope: LineageScope, table: LineageTable, into: ColumnM
   const fact = { namespace, name: `${scope.database}.${table.schema.name}` };
   for (const l of table.lookups ?? []) {
     const dimension = { namespace, name: `${scope.database}.${l.table}` };
-    const prefix = l.prefix ?? `${l.table.toLowerCase()}_`;
+    const prefix = l.prefix ?? defaultLookupPrefix(l.table);
     for (const column of l.columns) {
       const target = `${prefix}${column}`;
       addField(into, target, { ...dimension, field: column, transformations: [IDENTITY] });

@@ -6,6 +6,7 @@
 import type { Dialect, SpannerType } from '../change-record';
 import type { SpannerQuery } from '../change-stream-query';
 import { readCount, readString, structFields } from '../client-values';
+import { rowTable, USER_SCHEMAS_GOOGLE_SQL, USER_SCHEMAS_POSTGRES } from '../information-schema';
 import { parseSpannerTypeName } from '../spanner-types';
 
 /** One writable (or generated) column. */
@@ -45,8 +46,8 @@ function query(dialect: Dialect, googleSql: string, postgres: string): SpannerQu
 export function writerTablesQuery(dialect: Dialect): SpannerQuery {
   return query(
     dialect,
-    "SELECT TABLE_NAME FROM INFORMATION_SCHEMA.TABLES WHERE TABLE_SCHEMA = '' AND TABLE_TYPE = 'BASE TABLE'",
-    "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'",
+    `SELECT TABLE_SCHEMA, TABLE_NAME FROM INFORMATION_SCHEMA.TABLES WHERE ${USER_SCHEMAS_GOOGLE_SQL} AND TABLE_TYPE = 'BASE TABLE'`,
+    `SELECT table_schema, table_name FROM information_schema.tables WHERE ${USER_SCHEMAS_POSTGRES} AND table_type = 'BASE TABLE'`,
   );
 }
 
@@ -54,10 +55,10 @@ export function writerTablesQuery(dialect: Dialect): SpannerQuery {
 export function writerColumnsQuery(dialect: Dialect): SpannerQuery {
   return query(
     dialect,
-    'SELECT TABLE_NAME, COLUMN_NAME, ORDINAL_POSITION, SPANNER_TYPE, IS_NULLABLE, IS_GENERATED ' +
-      "FROM INFORMATION_SCHEMA.COLUMNS WHERE TABLE_SCHEMA = ''",
-    'SELECT table_name, column_name, ordinal_position, spanner_type, is_nullable, is_generated ' +
-      "FROM information_schema.columns WHERE table_schema = 'public'",
+    'SELECT TABLE_SCHEMA, TABLE_NAME, COLUMN_NAME, ORDINAL_POSITION, SPANNER_TYPE, IS_NULLABLE, IS_GENERATED ' +
+      `FROM INFORMATION_SCHEMA.COLUMNS WHERE ${USER_SCHEMAS_GOOGLE_SQL}`,
+    'SELECT table_schema, table_name, column_name, ordinal_position, spanner_type, is_nullable, is_generated ' +
+      `FROM information_schema.columns WHERE ${USER_SCHEMAS_POSTGRES}`,
   );
 }
 
@@ -65,10 +66,10 @@ export function writerColumnsQuery(dialect: Dialect): SpannerQuery {
 export function writerIndexColumnsQuery(dialect: Dialect): SpannerQuery {
   return query(
     dialect,
-    'SELECT TABLE_NAME, INDEX_NAME, COLUMN_NAME, ORDINAL_POSITION ' +
-      "FROM INFORMATION_SCHEMA.INDEX_COLUMNS WHERE TABLE_SCHEMA = ''",
-    'SELECT table_name, index_name, column_name, ordinal_position ' +
-      "FROM information_schema.index_columns WHERE table_schema = 'public'",
+    'SELECT TABLE_SCHEMA, TABLE_NAME, INDEX_NAME, COLUMN_NAME, ORDINAL_POSITION ' +
+      `FROM INFORMATION_SCHEMA.INDEX_COLUMNS WHERE ${USER_SCHEMAS_GOOGLE_SQL}`,
+    'SELECT table_schema, table_name, index_name, column_name, ordinal_position ' +
+      `FROM information_schema.index_columns WHERE ${USER_SCHEMAS_POSTGRES}`,
   );
 }
 
@@ -86,7 +87,7 @@ function parseColumn(row: Record<string, unknown>, i: number, dialect: Dialect) 
   }
   const generated = row['is_generated'];
   return {
-    table: readString(row['table_name'], `columns[${i}].table_name`),
+    table: rowTable(row, `columns[${i}]`),
     position: readCount(row['ordinal_position'], `columns[${i}].ordinal_position`),
     column: {
       name: readString(row['column_name'], `columns[${i}].column_name`),
@@ -108,7 +109,7 @@ export function parseWriterCatalog(
 ): WriterCatalog {
   const tables = new Map<string, WriterTable>();
   tableRows.forEach((r, i) => {
-    const name = readString(lower(r, `tables[${i}]`)['table_name'], `tables[${i}].table_name`);
+    const name = rowTable(lower(r, `tables[${i}]`), `tables[${i}]`);
     tables.set(name, { name, columns: [], primaryKey: [], indexes: 0 });
   });
   const positions = new Map<WriterColumn, number>();
@@ -130,7 +131,7 @@ function addIndexes(tables: Map<string, WriterTable>, rows: unknown[]): void {
   const seen = new Set<string>();
   rows.forEach((r, i) => {
     const row = lower(r, `index_columns[${i}]`);
-    const t = tables.get(readString(row['table_name'], `index_columns[${i}].table_name`));
+    const t = tables.get(rowTable(row, `index_columns[${i}]`));
     if (!t) return;
     const index = readString(row['index_name'], `index_columns[${i}].index_name`);
     const column = readString(row['column_name'], `index_columns[${i}].column_name`);

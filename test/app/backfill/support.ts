@@ -124,6 +124,7 @@ export function harness(options: { retentionNs?: bigint } = {}) {
         if (!schema) throw new Error(`table ${name} not found or has no columns`);
         return schema;
       },
+      tableSchemas: async () => [...schemas.values()],
     },
     replica: new CdcReplica(),
     history: new AppendHistory(),

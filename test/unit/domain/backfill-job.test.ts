@@ -167,6 +167,12 @@ describe('query and errors', () => {
       'SELECT `OrderId`, `Amount` FROM `Orders`',
     );
     expect(snapshotQuerySql('POSTGRESQL', 'orders', ['id'])).toBe('SELECT "id" FROM "orders"');
+    // A table of a named schema: each part quoted on its own.
+    expect(snapshotQuerySql('GOOGLE_STANDARD_SQL', 'sales.Orders', ['Id'])).toBe(
+      'SELECT `Id` FROM `sales`.`Orders`',
+    );
+    expect(snapshotQuerySql('POSTGRESQL', 'sales.orders', ['id'])).toBe('SELECT "id" FROM "sales"."orders"');
+    expect(() => snapshotQuerySql('POSTGRESQL', 'a.b.c', ['id'])).toThrow('invalid table name');
     expect(() => snapshotQuerySql('POSTGRESQL', 'orders', ['x"; DROP'])).toThrow('invalid identifier');
     expect(() => snapshotQuerySql('POSTGRESQL', 'orders', [])).toThrow('no columns');
   });

@@ -84,6 +84,21 @@ describe('parseConfig', () => {
     ]);
   });
 
+  it('accepts tables of named schemas as schema.table and names a malformed one', () => {
+    const config = parseConfig({
+      ...ENV,
+      SLUICE_TABLES: '{"sales.Orders":{"replica":"sales_orders"},"*":{"replica":true},"audit.Log":false}',
+    });
+    expect(config.tables).toEqual({ 'sales.Orders': { replica: 'sales_orders' } });
+    expect(config.excludedTables).toEqual(['audit.Log']);
+    const rule = 'table name must be an identifier, or schema.table for a table in a named schema';
+    for (const bad of ['a.b.c', 'sales.', '.Orders', 'sales-eu.Orders', 'sales.Order Lines']) {
+      expect(
+        issuesOf(() => parseConfig({ ...ENV, SLUICE_TABLES: JSON.stringify({ [bad]: { replica: 'x' } }) })),
+      ).toEqual([{ path: `tables.${bad}`, variable: 'SLUICE_TABLES', rule }]);
+    }
+  });
+
   it('reads every optional variable', () => {
     const config = parseConfig({
       ...ENV,

@@ -1,4 +1,6 @@
 import {
+  allColumnsQuery,
+  allPrimaryKeysQuery,
   changeStreamColumnsQuery,
   changeStreamOptionsQuery,
   changeStreamQueryOf,
@@ -10,7 +12,10 @@ import {
   parseDatabaseDialect,
   parseRetentionPeriod,
   parseTableSchema,
+  parseTableSchemas,
   primaryKeyQuery,
+  qualifiedTableName,
+  splitTableName,
   tableColumnsQuery,
 } from '../../../shared/domain/information-schema';
 
@@ -19,9 +24,8 @@ const builders = [
   changeStreamTablesQuery,
   changeStreamColumnsQuery,
   changeStreamOptionsQuery,
-  tableColumnsQuery,
-  primaryKeyQuery,
 ];
+const tableBuilders = [tableColumnsQuery, primaryKeyQuery];
 
 describe('INFORMATION_SCHEMA query text', () => {
   it.each(builders.map((b) => [b.name, b]))(
@@ -39,11 +43,35 @@ describe('INFORMATION_SCHEMA query text', () => {
     },
   );
 
-  it('quotes the reserved ALL column and scopes tables to the default schema', () => {
+  it.each(tableBuilders.map((b) => [b.name, b]))(
+    '%s binds the schema and the name in the schema as parameters in both dialects',
+    (_n, build) => {
+      const g = build('GOOGLE_STANDARD_SQL', "x' OR '1'='1");
+      expect(g.sql).toMatch(/TABLE_SCHEMA = @schema AND TABLE_NAME = @name/);
+      expect(g.sql).not.toContain("x'");
+      expect(g.params).toEqual({ schema: '', name: "x' OR '1'='1" });
+      expect(g.types).toEqual({ schema: 'string', name: 'string' });
+      expect(build('GOOGLE_STANDARD_SQL', 'sales.Orders').params).toEqual({
+        schema: 'sales',
+        name: 'Orders',
+      });
+      const p = build('POSTGRESQL', 'orders');
+      expect(p.sql).toMatch(/table_schema = \$1 AND table_name = \$2/);
+      expect(p.sql).not.toMatch(/[A-Z]{4,}_NAME/);
+      expect(p.params).toEqual({ p1: 'public', p2: 'orders' });
+      expect(build('POSTGRESQL', 'sales.orders').params).toEqual({ p1: 'sales', p2: 'orders' });
+    },
+  );
+
+  it('quotes the reserved ALL column and reads every user schema, not the system ones', () => {
     expect(changeStreamQueryOf('GOOGLE_STANDARD_SQL', 's').sql).toContain('`ALL`');
     expect(changeStreamQueryOf('POSTGRESQL', 's').sql).toContain('"all"');
-    expect(tableColumnsQuery('GOOGLE_STANDARD_SQL', 't').sql).toContain("TABLE_SCHEMA = ''");
-    expect(tableColumnsQuery('POSTGRESQL', 't').sql).toContain("table_schema = 'public'");
+    expect(allColumnsQuery('GOOGLE_STANDARD_SQL').sql).toContain(
+      "TABLE_SCHEMA NOT IN ('INFORMATION_SCHEMA', 'SPANNER_SYS')",
+    );
+    expect(allPrimaryKeysQuery('POSTGRESQL').sql).toContain(
+      "table_schema NOT IN ('information_schema', 'spanner_sys', 'pg_catalog')",
+    );
     expect(primaryKeyQuery('POSTGRESQL', 't').sql).toContain("index_name = 'PRIMARY_KEY'");
     expect(DATABASE_DIALECT_QUERY.sql).toContain("option_name = 'database_dialect'");
   });
@@ -165,5 +193,65 @@ describe('parsing INFORMATION_SCHEMA results', () => {
     );
     expect(p.columns[0]!.type).toEqual({ code: 'NUMERIC', typeAnnotation: 'PG_NUMERIC' });
     expect(() => parseTableSchema('gone', 'POSTGRESQL', [], [])).toThrow(/table gone not found/);
+  });
+});
+
+describe('tables in named schemas', () => {
+  it('names a table T in the default schema and sch.T in a named one, in both dialects', () => {
+    expect(splitTableName('GOOGLE_STANDARD_SQL', 'Orders')).toEqual({ schema: '', name: 'Orders' });
+    expect(splitTableName('GOOGLE_STANDARD_SQL', 'sales.Orders')).toEqual({
+      schema: 'sales',
+      name: 'Orders',
+    });
+    expect(splitTableName('POSTGRESQL', 'orders')).toEqual({ schema: 'public', name: 'orders' });
+    expect(qualifiedTableName('POSTGRESQL', 'public', 'orders')).toBe('orders');
+    expect(qualifiedTableName('POSTGRESQL', 'sales', 'orders')).toBe('sales.orders');
+    expect(qualifiedTableName('GOOGLE_STANDARD_SQL', '', 'Orders')).toBe('Orders');
+  });
+
+  it('keeps a named-schema table apart from a default-schema table of the same name', () => {
+    const col = (schema: string, name: string, column: string, pos: number) => ({
+      TABLE_SCHEMA: schema,
+      TABLE_NAME: name,
+      COLUMN_NAME: column,
+      ORDINAL_POSITION: pos,
+      SPANNER_TYPE: 'INT64',
+      IS_NULLABLE: 'NO',
+      IS_GENERATED: 'NEVER',
+      IS_STORED: null,
+      IS_HIDDEN: false,
+    });
+    const key = (schema: string, name: string) => ({
+      TABLE_SCHEMA: schema,
+      TABLE_NAME: name,
+      COLUMN_NAME: 'Id',
+      ORDINAL_POSITION: 1,
+    });
+    const schemas = parseTableSchemas(
+      'GOOGLE_STANDARD_SQL',
+      [col('', 'Orders', 'Id', 1), col('sales', 'Orders', 'Id', 1), col('sales', 'Orders', 'Amount', 2)],
+      [key('', 'Orders'), key('sales', 'Orders')],
+    );
+    expect(schemas.map((s) => [s.name, s.columns.map((c) => c.name), s.primaryKey])).toEqual([
+      ['Orders', ['Id'], ['Id']],
+      ['sales.Orders', ['Id', 'Amount'], ['Id']],
+    ]);
+  });
+
+  it('reads a stream scope with named-schema tables (PostgreSQL public is the default schema)', () => {
+    const scope = parseChangeStreamScope(
+      [{ change_stream_name: 's', all: 'NO' }],
+      [
+        { table_schema: 'public', table_name: 'orders', all_columns: 'YES' },
+        { table_schema: 'sales', table_name: 'orders', all_columns: 'NO' },
+      ],
+      [{ table_schema: 'sales', table_name: 'orders', column_name: 'amount' }],
+    );
+    expect(scope?.tables).toEqual(
+      new Map([
+        ['orders', { columns: 'all' }],
+        ['sales.orders', { columns: ['amount'] }],
+      ]),
+    );
   });
 });

@@ -1,6 +1,8 @@
 /** The all-tables form of SLUICE_TABLES: naming rule, explicit entries winning, exclusions, JSON round trip. */
 import {
   applyTemplate,
+  destinationClashes,
+  destinationClashesOf,
   destinationPart,
   historySources,
   notReplicatedReason,
@@ -18,7 +20,8 @@ const rules = tableRulesSchema.parse({
 describe('table rules', () => {
   it('names destinations by the rule: lower case, BigQuery-safe, with the default templates', () => {
     expect(destinationPart('CustomerOrders')).toBe('customerorders');
-    expect(destinationPart('sales.Order-Lines')).toBe('sales_order_lines');
+    expect(destinationPart('sales.Order-Lines')).toBe('sales__order_lines');
+    expect(destinationPart('sales.Orders')).toBe('sales__orders');
     expect(applyTemplate('raw_{table}_v1', 'Items')).toBe('raw_items_v1');
     expect(targetsFor(rules, 'Customers')).toEqual({ replica: 'customers', history: 'customers_history' });
   });
@@ -84,5 +87,32 @@ describe('table rules', () => {
     expect(historySources(edited, 'h')).not.toBe(historySources(explicit, 'h'));
     const unrelated = tableRulesSchema.parse({ Orders: { history: 'h' }, Items: { history: 'h' }, X: false });
     expect(historySources(unrelated, 'h')).toBe(historySources(explicit, 'h'));
+  });
+
+  it('refuses two source tables sent to one replica table, naming both and the fix', () => {
+    const all = tableRulesSchema.parse({ '*': { replica: true, history: true } });
+    expect(targetsFor(all, 'sales.Orders')).toEqual({
+      replica: 'sales__orders',
+      history: 'sales__orders_history',
+    });
+    // A plain table and a named-schema table of the same base name do not meet.
+    expect(destinationClashes(all, ['Orders', 'sales.Orders'])).toEqual([]);
+    expect(destinationClashes(all, ['sales.Orders', 'sales__orders', 'Items'])).toEqual([
+      'tables sales.Orders and sales__orders would both write the replica table sales__orders: give one of them an explicit entry with another name in SLUICE_TABLES, or exclude it ("sales.Orders": false)',
+      'tables sales.Orders and sales__orders would both write the history table sales__orders_history: give one of them an explicit entry with another name in SLUICE_TABLES, or exclude it ("sales.Orders": false)',
+    ]);
+    expect(destinationClashesOf(all, 'Items', ['sales.Orders', 'sales__orders'])).toEqual([]);
+    expect(destinationClashesOf(all, 'sales__orders', ['sales.Orders'])).toHaveLength(2);
+    // An explicit entry resolves it; explicit entries may share a history table on purpose.
+    const fixed = tableRulesSchema.parse({
+      '*': { replica: true },
+      'sales.Orders': { replica: 'sales_orders_eu', history: 'h' },
+      Legacy: { history: 'h' },
+    });
+    expect(destinationClashes(fixed, ['sales.Orders', 'sales__orders', 'Legacy'])).toEqual([]);
+    const twice = tableRulesSchema.parse({ A: { replica: 'same' }, B: { replica: 'same' } });
+    expect(destinationClashes(twice, [])).toEqual([
+      'tables A and B would both write the replica table same: give one of them an explicit entry with another name in SLUICE_TABLES, or exclude it ("A": false)',
+    ]);
   });
 });

@@ -140,3 +140,32 @@ test('every problem of every mutation, and whether a table or column was not fou
   const typesOnly = typeMutations(gsqlCatalog(), [ms[2] as MutationInput]);
   expect(typesOnly.ok === false && typesOnly.schemaMiss).toBe(false);
 });
+
+test('the catalog keeps a named-schema table apart from a default-schema table of the same base name', () => {
+  const row = (schema: string, name: string) => ({ table_schema: schema, table_name: name });
+  const column = (schema: string, name: string, c: string) => ({
+    ...row(schema, name),
+    column_name: c,
+    ordinal_position: 1,
+    spanner_type: 'bigint',
+    is_nullable: 'NO',
+    is_generated: 'NEVER',
+  });
+  const key = (schema: string, name: string, c: string) => ({
+    ...row(schema, name),
+    index_name: 'PRIMARY_KEY',
+    column_name: c,
+    ordinal_position: 1,
+  });
+  const c = parseWriterCatalog(
+    'POSTGRESQL',
+    [row('public', 'orders'), row('sales', 'orders')],
+    [column('public', 'orders', 'id'), column('sales', 'orders', 'order_id')],
+    [key('public', 'orders', 'id'), key('sales', 'orders', 'order_id')],
+  );
+  expect(c.tables.map((t) => [t.name, t.primaryKey])).toEqual([
+    ['orders', ['id']],
+    ['sales.orders', ['order_id']],
+  ]);
+  expect(findTable(c, 'sales.orders')?.columns.map((x) => x.name)).toEqual(['order_id']);
+});
