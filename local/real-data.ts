@@ -8,6 +8,7 @@
  */
 import type { Database } from '@google-cloud/spanner';
 import type { Dialect } from '../shared/domain/change-record';
+import { destinationPart } from '../shared/domain/table-rules';
 import {
   formatTimestamp,
   fromSecondsAndNanos,
@@ -37,11 +38,27 @@ const SCALARS: ScalarKind[] = [
 /** GoogleSQL's types beyond the common ones: PROTO and ENUM of the local stack's bundle. */
 const GOOGLE_SQL_ONLY: ScalarKind[] = ['proto', 'enum'];
 
-/** The two real-data tables of a dialect (PostgreSQL names in lower case). */
-export function realDataTables(dialect: Dialect): { values: DemoTable; keys: DemoTable } {
+/**
+ * The two real-data tables of a dialect (PostgreSQL names in lower case). With `schema`, the same tables in
+ * that named schema (`sch.RealValues`, …), sent to BigQuery by the all-tables rule (`sch__realvalues`, …).
+ */
+export function realDataTables(dialect: Dialect, schema?: string): { values: DemoTable; keys: DemoTable } {
   const pg = dialect === 'POSTGRESQL';
-  const kinds = pg ? SCALARS : [...SCALARS, ...GOOGLE_SQL_ONLY];
   const n = (s: string) => (pg ? s.toLowerCase() : s);
+  const tables = realDataTablesIn(dialect, n);
+  if (!schema) return tables;
+  const inSchema = (t: DemoTable): DemoTable => {
+    const name = `${n(schema)}.${t.name}`;
+    return { ...t, name, replica: destinationPart(name), history: `${destinationPart(name)}_history` };
+  };
+  return { values: inSchema(tables.values), keys: inSchema(tables.keys) };
+}
+
+function realDataTablesIn(
+  dialect: Dialect,
+  n: (s: string) => string,
+): { values: DemoTable; keys: DemoTable } {
+  const kinds = dialect === 'POSTGRESQL' ? SCALARS : [...SCALARS, ...GOOGLE_SQL_ONLY];
   const col = (name: string, kind: ColumnKind, nullable = true): DemoColumn => ({
     name: n(name),
     kind,

@@ -210,16 +210,25 @@ async function assertHealthy(functions: FunctionProcess[]): Promise<void> {
   if (problems.length > 0) throw new Error(problems.join('\n'));
 }
 
-/** The demo schema with more tables, created before the stream (which watches them all). */
+/**
+ * The demo schema with more tables, created before the stream (which watches them all); a table named
+ * `sch.T` gets its named schema created first.
+ */
 function withTables(schema: DemoSchema, extra: DemoTable[]): DemoSchema {
   if (extra.length === 0) return schema;
   const pg = schema.dialect === 'POSTGRESQL';
   // PROTO / ENUM columns need the local stack's proto bundle created first, with its descriptors.
   const protos = extra.some((t) => t.columns.some((c) => /^(proto|enum)(\[\])?$/.test(c.kind)));
+  const named = [...new Set(extra.flatMap((t) => (t.name.includes('.') ? [t.name.split('.')[0]] : [])))];
   return {
     ...schema,
     tables: [...schema.tables, ...extra],
-    ddl: [...(protos ? [PROTO_BUNDLE_DDL] : []), ...extra.map((t) => createTable(t, pg)), ...schema.ddl],
+    ddl: [
+      ...(protos ? [PROTO_BUNDLE_DDL] : []),
+      ...named.map((s) => `CREATE SCHEMA ${s}`),
+      ...extra.map((t) => createTable(t, pg)),
+      ...schema.ddl,
+    ],
     ...(protos ? { protoDescriptors: protoDescriptors() } : {}),
   };
 }
