@@ -77,8 +77,9 @@ export function deadLetterIdOf(pipeline: string, name: string): string | undefin
   return DEAD_LETTER_ID.test(id) ? id : undefined;
 }
 
-/** `<table>/<commit time, digits>-<16 hex>`. */
-const DEAD_LETTER_ID = /^[A-Za-z_][A-Za-z0-9_]{0,127}\/\d{8}T\d{6}\d{9}Z-[0-9a-f]{16}$/;
+/** `<table>/<commit time, digits>-<16 hex>`; a named schema's table is `sch.T` (ADR-1405). */
+const DEAD_LETTER_ID =
+  /^(?:[A-Za-z_][A-Za-z0-9_]{0,127}\.)?[A-Za-z_][A-Za-z0-9_]{0,127}\/\d{8}T\d{6}\d{9}Z-[0-9a-f]{16}$/;
 
 /** True for a well-formed dead-letter id (what a replay request may name). */
 export function isDeadLetterId(id: string): boolean {

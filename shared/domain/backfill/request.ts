@@ -18,7 +18,8 @@ export type BackfillTarget = 'replica' | 'history';
 /** Spanner request priority of the partitioned reads. */
 export type BackfillPriority = 'low' | 'medium' | 'high';
 
-const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
+/** A source table: `T`, or `sch.T` for a table in a named schema (ADR-1405). */
+const TABLE_NAME = /^(?:[A-Za-z_][A-Za-z0-9_]{0,127}\.)?[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 
 function unique<T>(items: T[]): boolean {
   return new Set(items).size === items.length;
@@ -26,7 +27,7 @@ function unique<T>(items: T[]): boolean {
 
 const requestSchema = z.strictObject({
   tables: z
-    .array(z.string().regex(IDENTIFIER, 'must be a table name (an identifier)'), {
+    .array(z.string().regex(TABLE_NAME, 'must be a table name (an identifier, or schema.table)'), {
       error: 'must be an array of table names',
     })
     .min(1, 'must name at least one table')

@@ -38,6 +38,11 @@ describe('parseBackfillRequest', () => {
       value: { tables: ['A'] },
     });
     expect(parseBackfillRequest('{"tables":["A"]}')).toEqual({ ok: true, value: { tables: ['A'] } });
+    // A table of a named schema, by its qualified name (ADR-1405).
+    expect(parseBackfillRequest({ tables: ['sales.Orders', 'Orders'] })).toEqual({
+      ok: true,
+      value: { tables: ['sales.Orders', 'Orders'] },
+    });
   });
 
   it.each([
@@ -51,6 +56,7 @@ describe('parseBackfillRequest', () => {
     [{ tables: 'Orders' }, 'tables: must be an array of table names'],
     [{ tables: ['Orders', 'Orders'] }, 'must not repeat a table'],
     [{ tables: ['Or-ders'] }, 'tables[0]: must be a table name'],
+    [{ tables: ['a.b.c'] }, 'tables[0]: must be a table name (an identifier, or schema.table)'],
     [{ tables: ['A'], targets: ['replica', 'replica'] }, 'must not repeat a target'],
     [{ tables: ['A'], targets: ['cache'] }, 'targets[0]: must be "replica" or "history"'],
     [{ tables: ['A'], priority: 'urgent' }, 'priority: must be low, medium or high'],
