@@ -242,3 +242,55 @@ test.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])(
     await ddl(db, ['DROP SCHEMA IF EXISTS scratch']);
   },
 );
+
+test.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])(
+  '%s: interleaving and foreign keys name named-schema tables; PostgreSQL public.t is t in a FOR clause',
+  async (dialect) => {
+    const db = n(dialect).db();
+    const pgd = dialect === 'POSTGRESQL';
+    await ddl(
+      db,
+      pgd
+        ? [
+            'CREATE SCHEMA shop',
+            'CREATE TABLE shop.parent (pid bigint NOT NULL PRIMARY KEY)',
+            'CREATE TABLE shop.child (pid bigint NOT NULL, cid bigint NOT NULL, PRIMARY KEY (pid, cid)) INTERLEAVE IN PARENT shop.parent',
+            'CREATE TABLE shop.ref (id bigint NOT NULL PRIMARY KEY, pid bigint, CONSTRAINT fk_ref FOREIGN KEY (pid) REFERENCES shop.parent (pid))',
+            'CREATE CHANGE STREAM viapublic FOR public.orders',
+          ]
+        : [
+            'CREATE SCHEMA shop',
+            'CREATE TABLE shop.Parent (Pid INT64 NOT NULL) PRIMARY KEY (Pid)',
+            'CREATE TABLE shop.Child (Pid INT64 NOT NULL, Cid INT64 NOT NULL) PRIMARY KEY (Pid, Cid), INTERLEAVE IN PARENT shop.Parent',
+            'CREATE TABLE shop.Ref (Id INT64 NOT NULL, Pid INT64, CONSTRAINT FkRef FOREIGN KEY (Pid) REFERENCES shop.Parent (Pid)) PRIMARY KEY (Id)',
+          ],
+    );
+    const t = (s: string) => (pgd ? s.toLowerCase() : s);
+    const d = db.database;
+    await d.table(`shop.${t('Parent')}`).insert({ [t('Pid')]: 1 });
+    await d.table(`shop.${t('Child')}`).insert({ [t('Pid')]: 1, [t('Cid')]: 2 });
+    await expect(d.table(`shop.${t('Ref')}`).insert({ [t('Id')]: 1, [t('Pid')]: 9 })).rejects.toMatchObject({
+      code: 9,
+    });
+    const [parents] = await d.run({
+      sql: pgd
+        ? "SELECT table_name, parent_table_name FROM information_schema.tables WHERE table_schema = 'shop' ORDER BY table_name"
+        : "SELECT TABLE_NAME, PARENT_TABLE_NAME FROM INFORMATION_SCHEMA.TABLES WHERE TABLE_SCHEMA = 'shop' ORDER BY TABLE_NAME",
+      json: true,
+    });
+    expect(parents.map((r) => Object.values(r as object))).toEqual([
+      [t('Child'), t('Parent')],
+      [t('Parent'), null],
+      [t('Ref'), null],
+    ]);
+    if (pgd) {
+      const [tables] = await d.run({
+        sql: "SELECT table_schema, table_name FROM information_schema.change_stream_tables WHERE change_stream_name = 'viapublic'",
+        json: true,
+      });
+      expect(tables).toEqual([{ table_schema: 'public', table_name: 'orders' }]);
+    }
+    const dropped = await ddlError(db, 'DROP SCHEMA shop');
+    expect(dropped.details).toContain('Dependent tables:');
+  },
+);
