@@ -26,7 +26,7 @@ import { countDeadLetters, countEnrichment, partitionErrors, writeStoppedStatus 
 import { StreamGuard } from './stream-guard';
 import { logValidated, type ValidatedStream, validateStream } from './stream-validation';
 import { TableRegistry } from './table-registry';
-import { previousTables, syncTables, type TableStatus } from './table-status';
+import { previousTables, syncTables, type TableStatus, withMissingTables } from './table-status';
 import { enqueue, promote, remove, type TickContext, toStatusError } from './tick-work';
 
 /** The ports the scheduler uses. */
@@ -208,6 +208,7 @@ export class Scheduler {
     );
     const onError = (err: unknown) => errors.push(toStatusError(this.runtime, err));
     const enrichment = await countEnrichment(this.ports.enrichmentCounters, this.settings.config, onError);
+    const shown = withMissingTables(tables, errors);
     const status = buildStatus({
       manifest: manifest.value,
       views: current.map((p) => p.view),
@@ -216,13 +217,13 @@ export class Scheduler {
       retention: retention.info,
       errors,
       listCalls: listing.calls + (letters?.calls ?? 0) + (enrichment?.calls ?? 0),
-      tables,
+      tables: shown,
       deadLetters: letters?.counts,
       enrichment: enrichment && { lookups: enrichment.lookups, instances: enrichment.instances },
       lineage: this.ports.lineage?.stats(),
     });
     await ledger.writeStatus(status);
-    await this.recordCompleteness(plan.watermark, tables);
+    await this.recordCompleteness(plan.watermark, shown);
     this.runtime.log.info('scheduler.tick', {
       lagSeconds: status.lagSeconds,
       watermark: status.watermark,

@@ -9,6 +9,7 @@ import type { PipelineConfig } from '../domain/config';
 import { SluiceError } from '../domain/errors';
 import type { ChangeStreamScope, TableSchema } from '../domain/information-schema';
 import type { Logger } from '../domain/log';
+import { missingTableNamed } from '../domain/missing-table';
 import { destinationClashesOf, notReplicatedReason, targetsFor } from '../domain/table-rules';
 import type { SpannerCatalog } from '../ports/spanner-catalog';
 import { type TableRegistry, watchedColumns } from './table-registry';
@@ -98,4 +99,31 @@ export async function syncTables(args: {
     });
   }
   return out.sort((a, b) => (a.source < b.source ? -1 : a.source > b.source ? 1 : 0));
+}
+
+/**
+ * The status list with each table a partition failed on as missing shown `failing`, with that error as its
+ * reason. An instance that ensured a table before does not ensure it again, so without this its list would
+ * go on saying `replicating` while the readers refuse the deleted table; a fresh instance finds it itself.
+ * Tables are matched by their name in the dataset (one pipeline writes one dataset).
+ */
+export function withMissingTables(
+  tables: TableStatus[],
+  errors: ReadonlyArray<{ message: string }>,
+): TableStatus[] {
+  const missing = new Map<string, string>();
+  for (const e of errors) {
+    const named = missingTableNamed(e.message);
+    if (!named) continue;
+    const key = `${named.target} ${named.table.slice(named.table.lastIndexOf('.') + 1)}`;
+    if (!missing.has(key)) missing.set(key, e.message);
+  }
+  if (missing.size === 0) return tables;
+  return tables.map((t) => {
+    if (t.state !== 'replicating') return t;
+    const reason =
+      (t.replica !== null ? missing.get(`replica ${t.replica}`) : undefined) ??
+      (t.history !== null ? missing.get(`history ${t.history}`) : undefined);
+    return reason === undefined ? t : { ...t, state: 'failing', reason };
+  });
 }

@@ -56,3 +56,22 @@ export function findMissingTable(err: unknown): MissingTableError | undefined {
   }
   return undefined;
 }
+
+/** What a missing-table message names: the target and `<dataset>.<table>`. */
+export interface NamedMissingTable {
+  target: 'replica' | 'history';
+  table: string;
+}
+
+const NAMED = /BigQuery (history )?table (\S+) was not found/;
+
+/**
+ * The table a missing-table message names (anywhere in `message`, which a wrapper may prefix), or undefined.
+ * A partition's last error reaches the scheduler as the ledger keeps it, as text: this reads back what
+ * {@link replicaTableMissing} and {@link historyTableMissing} wrote.
+ */
+export function missingTableNamed(message: string): NamedMissingTable | undefined {
+  const m = NAMED.exec(message);
+  if (!m) return undefined;
+  return { target: m[1] ? 'history' : 'replica', table: m[2] as string };
+}

@@ -6,7 +6,11 @@
  */
 import { MemoryHistorySink, MemoryReplicaSink } from '../../shared/adapters/memory/sinks';
 import { retryPartitions } from '../../shared/app/operator/partition-retry';
+import type { Scheduler } from '../../shared/app/scheduler';
+import type { PipelineStatus } from '../../shared/app/status';
+import { withMissingTables } from '../../shared/app/table-status';
 import { createLogger } from '../../shared/domain/log';
+import { historyTableMissing, replicaTableMissing } from '../../shared/domain/missing-table';
 import { addMillis } from '../../shared/domain/timestamp';
 import { Harness, T0 } from './support/harness';
 
@@ -85,5 +89,61 @@ describe('a table deleted under the pipeline, after a cold start', () => {
     await settle(h);
     expect(history.hasTable('orders_history')).toBe(false);
     expect(await statusText(h)).toMatch(/BigQuery history table memory\.orders_history was not found/);
+  });
+});
+
+describe('a table deleted under a warm scheduler', () => {
+  it('is listed failing with the named error, though that scheduler does not ensure it again', async () => {
+    const { h, replica } = await running();
+    // One scheduler for every tick from here: it planned and ensured the tables before the deletion.
+    const warm: Scheduler = h.scheduler();
+    await warm.tick();
+    const tableState = async () =>
+      (((await h.ledger.readStatus()) as PipelineStatus | null)?.tables ?? []).find(
+        (t) => t.source === 'Orders',
+      );
+    expect((await tableState())?.state).toBe('replicating');
+    replica.dropTable('orders');
+    h.script.commit(addMillis(h.now, 10), [{ table: 'Orders', id: 3, val: 'c' }]);
+    for (let i = 0; i < 4; i++) {
+      h.advance(6_000);
+      await warm.tick();
+      await h.drain();
+    }
+    const orders = await tableState();
+    expect(orders?.state).toBe('failing');
+    expect(orders?.reason).toMatch(/BigQuery table memory\.orders was not found/);
+    expect(
+      (((await h.ledger.readStatus()) as PipelineStatus | null)?.tables ?? []).find(
+        (t) => t.source === 'Items',
+      )?.state,
+    ).toBe('replicating');
+  });
+});
+
+describe('the status list of tables failing as missing', () => {
+  const tables = [
+    {
+      source: 'Orders',
+      replica: 'orders',
+      history: 'orders_history',
+      columns: 3,
+      state: 'replicating' as const,
+    },
+    { source: 'Items', replica: 'items', history: null, columns: 2, state: 'replicating' as const },
+    { source: 'Old', replica: 'old', history: null, columns: 0, state: 'dropped' as const },
+  ];
+
+  it('marks the table whose replica or history a partition error names, and no other', () => {
+    const replicaError = { message: `table Items: ${replicaTableMissing('ds.items').message}` };
+    const historyError = { message: historyTableMissing('ds.orders_history').message };
+    const shown = withMissingTables(tables, [{ message: 'something else' }, replicaError, historyError]);
+    expect(shown.map((t) => t.state)).toEqual(['failing', 'failing', 'dropped']);
+    expect(shown[0]?.reason).toBe(historyError.message);
+    expect(shown[1]?.reason).toBe(replicaError.message);
+    // A history error does not name the replica of the same name, nor the other way round.
+    const crossed = withMissingTables(tables, [{ message: historyTableMissing('ds.items').message }]);
+    expect(crossed.map((t) => t.state)).toEqual(['replicating', 'replicating', 'dropped']);
+    expect(withMissingTables(tables, [])).toBe(tables);
   });
 });
