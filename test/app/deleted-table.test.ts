@@ -4,7 +4,6 @@
  * after a cold start. The ledger's marker tells the deleted table from a new one: the deleted one is refused
  * with an error naming it, a new one is created, and after the backfill's fresh ensure the rows flow again.
  */
-import { MemoryHistorySink, MemoryReplicaSink } from '../../shared/adapters/memory/sinks';
 import { retryPartitions } from '../../shared/app/operator/partition-retry';
 import type { Scheduler } from '../../shared/app/scheduler';
 import type { PipelineStatus } from '../../shared/app/status';
@@ -12,31 +11,8 @@ import { withMissingTables } from '../../shared/app/table-status';
 import { createLogger } from '../../shared/domain/log';
 import { historyTableMissing, replicaTableMissing } from '../../shared/domain/missing-table';
 import { addMillis } from '../../shared/domain/timestamp';
-import { Harness, T0 } from './support/harness';
-
-async function settle(h: Harness, rounds = 4) {
-  for (let i = 0; i < rounds; i++) {
-    h.advance(6_000);
-    await h.tick();
-    await h.drain();
-  }
-}
-
-const ids = (rows: Array<Record<string, unknown>>) => rows.map((r) => String(r.Id)).sort();
-
-async function running() {
-  const replica = new MemoryReplicaSink();
-  const history = new MemoryHistorySink();
-  const h = new Harness({ replicaSink: replica, historySink: history });
-  h.script.commit(addMillis(T0, 100), [
-    { table: 'Orders', id: 1, val: 'a' },
-    { table: 'Items', id: 2, val: 'b' },
-  ]);
-  h.now = addMillis(T0, 1_000);
-  await settle(h);
-  expect(ids(replica.rows('orders'))).toEqual(['1']);
-  return { h, replica, history };
-}
+import type { Harness } from './support/harness';
+import { ids, running, settle } from './support/running-pipeline';
 
 async function statusText(h: Harness): Promise<string> {
   return JSON.stringify(await h.ledger.readStatus());

@@ -15,32 +15,9 @@ import { createLogger } from '../../shared/domain/log';
 import { replicaTableMissing } from '../../shared/domain/missing-table';
 import { addMillis } from '../../shared/domain/timestamp';
 import { listAll } from '../../shared/ports/object-store';
-import { Harness, T0 } from './support/harness';
+import { Harness } from './support/harness';
 import { call } from './support/operator-http';
-
-async function settle(h: Harness, rounds = 4) {
-  for (let i = 0; i < rounds; i++) {
-    h.advance(6_000);
-    await h.tick();
-    await h.drain();
-  }
-}
-
-const ids = (rows: Array<Record<string, unknown>>) => rows.map((r) => String(r.Id)).sort();
-
-async function running() {
-  const replica = new MemoryReplicaSink();
-  const history = new MemoryHistorySink();
-  const h = new Harness({ replicaSink: replica, historySink: history });
-  h.script.commit(addMillis(T0, 100), [
-    { table: 'Orders', id: 1, val: 'a' },
-    { table: 'Items', id: 2, val: 'b' },
-  ]);
-  h.now = addMillis(h.now, 1_000);
-  await settle(h);
-  expect(ids(replica.rows('orders'))).toEqual(['1']);
-  return { h, replica, history };
-}
+import { ids, running, settle } from './support/running-pipeline';
 
 const status = async (h: Harness) => JSON.stringify(await h.ledger.readStatus());
 const marker = async (h: Harness, name: string) => {
