@@ -167,3 +167,29 @@ it('dates a stream whose CreateWriteStream answer has no creation time by its ow
     history.close();
   }
 });
+
+it('refuses a table patch whose If-Match etag another change made stale, with 412, as BigQuery does', async () => {
+  const { bigquery, dataset } = await fresh();
+  const [table] = await bigquery
+    .dataset(dataset)
+    .createTable('e', { schema: { fields: [{ name: 'a', type: 'STRING' }] } });
+  const [read] = await table.getMetadata();
+  await table.setMetadata({ description: 'changed by another writer' });
+  const stale = await table
+    .setMetadata({
+      schema: { fields: [...read.schema.fields, { name: 'b', type: 'STRING' }] },
+      etag: read.etag,
+    })
+    .then(
+      () => undefined,
+      (e: unknown) => e as { code?: number },
+    );
+  expect(stale?.code).toBe(412);
+  const [now] = await table.getMetadata();
+  await table.setMetadata({
+    schema: { fields: [...now.schema.fields, { name: 'b', type: 'STRING' }] },
+    etag: now.etag,
+  });
+  const [after] = await table.getMetadata();
+  expect((after.schema.fields as Array<{ name: string }>).map((f) => f.name)).toEqual(['a', 'b']);
+});

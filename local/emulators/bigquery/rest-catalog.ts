@@ -2,6 +2,7 @@
  * REST handlers for datasets and tables (insert, get, patch/update, list, delete), rendering resources the
  * way `@google-cloud/bigquery` expects them.
  */
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { ApiError, type Catalog, type Dataset, type Table, type TableRef } from './catalog';
 import { checkDefaults } from './defaults';
@@ -54,13 +55,22 @@ export function datasetResource(ds: Dataset): Record<string, unknown> {
   };
 }
 
+/**
+ * The table's etag: it changes whenever its schema or metadata does, so a read-modify-write that sends it
+ * back in `If-Match` is refused once another writer changed the table in between (see patchTable).
+ */
+export function tableEtag(t: Table): string {
+  const content = JSON.stringify([t.schemaVersion, toRestFields(t.fields), t.metadata, t.view ?? null]);
+  return `"${createHash('sha256').update(content).digest('base64url').slice(0, 16)}"`;
+}
+
 /** Renders a table resource (a view has `type: VIEW`, its query and no row count). */
 export function tableResource(t: Table): Record<string, unknown> {
   const { projectId, datasetId, tableId } = t.ref;
   return {
     kind: 'bigquery#table',
     id: `${projectId}:${datasetId}.${tableId}`,
-    etag: `"${t.schemaVersion}"`,
+    etag: tableEtag(t),
     tableReference: { projectId, datasetId, tableId },
     schema: { fields: toRestFields(t.fields) },
     ...(t.view
@@ -146,8 +156,15 @@ function checkPrimaryKey(fields: Field[], body: Record<string, unknown>): void {
   }
 }
 
-/** tables.patch / tables.update: metadata merge; the schema may only gain NULLABLE or REPEATED columns. */
-export function patchTable(table: Table, body: unknown): Record<string, unknown> {
+/**
+ * tables.patch / tables.update: metadata merge; the schema may only gain NULLABLE or REPEATED columns. With
+ * `If-Match`, the change applies only while the table still has that etag, else 412 Precondition Failed, as
+ * BigQuery answers a read-modify-write that lost a race
+ * (https://cloud.google.com/bigquery/docs/api-performance#read-patch-write).
+ */
+export function patchTable(table: Table, body: unknown, ifMatch?: string): Record<string, unknown> {
+  if (ifMatch !== undefined && ifMatch !== '*' && ifMatch !== tableEtag(table))
+    throw new ApiError(412, 'conditionNotMet', 'Precondition check failed.');
   const record = (body ?? {}) as Record<string, unknown>;
   if (table.view && (record.schema !== undefined || record.view !== undefined)) {
     throw new ApiError(400, 'invalid', 'The emulator cannot change the definition of a view.');

@@ -2,7 +2,7 @@
  * The BigQuery REST endpoint (v2 subset). Paths are served both under `/bigquery/v2` (client `apiEndpoint`)
  * and at the root (`BIGQUERY_EMULATOR_HOST` without the suffix). Errors use Google's JSON error format.
  */
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server } from 'node:http';
 import { type FaultInjector, sleep } from '../common/faults';
 import { errorMessage, jsonErrorBody, type LoopbackServer, listenOnLoopback } from '../common/json-http';
 import { ApiError, type Catalog } from './catalog';
@@ -20,12 +20,13 @@ import type { WriteStreams } from './write-streams';
 /** A started REST server. */
 export type RestServer = LoopbackServer;
 
-type Handler = (m: string[], body: unknown, query: URLSearchParams) => unknown;
+type Handler = (m: string[], body: unknown, query: URLSearchParams, headers: IncomingHttpHeaders) => unknown;
 
 const STATUS: Record<number, string> = {
   400: 'INVALID_ARGUMENT',
   404: 'NOT_FOUND',
   409: 'ALREADY_EXISTS',
+  412: 'FAILED_PRECONDITION',
   500: 'INTERNAL',
 };
 
@@ -83,9 +84,9 @@ function routes(
       'PATCH',
       new RegExp(`${P}/datasets/([^/]+)/tables/([^/]+)$`),
       'tables.patch',
-      (m, b) => {
+      (m, b, _q, h) => {
         const table = catalog.table(ref(m));
-        const out = patchTable(table, b);
+        const out = patchTable(table, b, ifMatch(h));
         catalog.tableChanged(table);
         return out;
       },
@@ -94,9 +95,9 @@ function routes(
       'PUT',
       new RegExp(`${P}/datasets/([^/]+)/tables/([^/]+)$`),
       'tables.update',
-      (m, b) => {
+      (m, b, _q, h) => {
         const table = catalog.table(ref(m));
-        const out = patchTable(table, b);
+        const out = patchTable(table, b, ifMatch(h));
         catalog.tableChanged(table);
         return out;
       },
@@ -127,6 +128,12 @@ function routes(
     ['POST', new RegExp(`${P}/jobs$`), 'jobs.insert', (m, b) => jobs.insert(m[1]!, b)],
     ['GET', new RegExp(`${P}/jobs/([^/]+)$`), 'jobs.get', (m) => jobs.get(m[2]!)],
   ];
+}
+
+/** The `If-Match` etag of a request, if it sent one (the client sends the etag of a read-modify-write). */
+function ifMatch(headers: IncomingHttpHeaders): string | undefined {
+  const value = headers['if-match'];
+  return Array.isArray(value) ? value[0] : value;
 }
 
 async function readBody(req: IncomingMessage): Promise<unknown> {
@@ -173,6 +180,7 @@ export async function startRestServer(
           m.map((s) => decodeURIComponent(s ?? '')),
           body,
           url.searchParams,
+          req.headers,
         );
         return send(value === undefined ? 204 : 200, value);
       }
