@@ -193,3 +193,19 @@ it('refuses a table patch whose If-Match etag another change made stale, with 41
   const [after] = await table.getMetadata();
   expect((after.schema.fields as Array<{ name: string }>).map((f) => f.name)).toEqual(['a', 'b']);
 });
+
+it('adds the enriched columns two instances add to one history table at the same time: neither fails', async () => {
+  const { history, clients, dataset, bigquery } = await fresh();
+  const other = new BigQueryHistorySink(clients, { projectId: PROJECT, dataset });
+  await history.ensureTable('shared_history');
+  const column = (name: string) => [{ name, type: 'STRING' as const, mode: 'NULLABLE' as const }];
+  await Promise.all([
+    history.ensureTable('shared_history', column('customer_Name')),
+    other.ensureTable('shared_history', column('product_Name')),
+  ]);
+  const [m] = await bigquery.dataset(dataset).table('shared_history').getMetadata();
+  const names = (m.schema.fields as Array<{ name: string }>).map((f) => f.name);
+  expect(names).toEqual(expect.arrayContaining(['customer_Name', 'product_Name']));
+  history.close();
+  other.close();
+});

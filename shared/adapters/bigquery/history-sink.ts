@@ -15,7 +15,7 @@ import type { EnsureOptions, HistorySink, HistoryStream, OffsetAppendResult } fr
 import { type AppendLimits, DEFAULT_APPEND_LIMITS } from './default-stream';
 import { ExplicitStreamWriters } from './explicit-streams';
 import type { SinkClients } from './replica-sink';
-import { addFields, createTable, type DatasetRef, readFields, tablePath } from './table-admin';
+import { addFieldsGuarded, createTable, type DatasetRef, readFields, tablePath } from './table-admin';
 
 type TableSchema = protos.google.cloud.bigquery.storage.v1.ITableSchema;
 type TableFieldSchema = protos.google.cloud.bigquery.storage.v1.ITableFieldSchema;
@@ -98,7 +98,7 @@ export class BigQueryHistorySink implements HistorySink {
     } else {
       // A table made by an older version gains the columns this one writes, and the enriched columns of
       // lookups configured since (an incompatible type of one is an error naming it, never a dropped value).
-      await addFields(table, fields, planFields(fields, wanted, destination).add);
+      await addFieldsGuarded(table, async (existing) => planFields(existing, wanted, destination).add);
     }
     this.schemas.delete(this.path(destination));
     this.ensured.add(signature);

@@ -16,7 +16,14 @@ import { AppendRowsError } from './append-errors';
 import { type AppendLimits, DEFAULT_APPEND_LIMITS, DefaultStreamWriters } from './default-stream';
 import { replicatedColumns } from './replicated-columns';
 import { CdcRows } from './row-encoder';
-import { addFields, createTable, type DatasetRef, readFields, tablePath, widenFields } from './table-admin';
+import {
+  addFieldsGuarded,
+  createTable,
+  type DatasetRef,
+  readFields,
+  tablePath,
+  widenFields,
+} from './table-admin';
 
 /** The official clients a BigQuery sink uses. */
 export interface SinkClients {
@@ -90,26 +97,17 @@ export class BigQueryReplicaSink implements ReplicaSink {
   }
 
   /**
-   * Adds (and widens) the columns the table lacks. A patch replaces the whole field list, so one that lost
-   * a race with another instance's patch (fields missing in it: 400) is planned again from a fresh read.
+   * Adds (and widens) the columns the table lacks, each patch guarded by the table's etag: one that lost a
+   * race with another instance's change is planned again from a fresh read (ADR-2122).
    */
   private async evolve(table: Table, destination: string, source: TableSchema, wanted: BigQueryField[]) {
     const types = new Map(source.columns.map((c) => [c.name, c.type]));
-    for (let attempt = 1; ; attempt++) {
-      let existing = (await readFields(table)) ?? [];
+    await addFieldsGuarded(table, async (existing) => {
       const plan = planFields(existing, wanted, destination, source.name, types);
-      try {
-        if (plan.widen.length > 0) {
-          await widenFields(this.clients.bigquery, this.options, destination, plan.widen);
-          existing = (await readFields(table)) ?? existing;
-        }
-        await addFields(table, existing, plan.add);
-        return;
-      } catch (err) {
-        const code = (err as { code?: unknown }).code;
-        if (attempt >= 3 || (code !== 400 && code !== 409 && code !== 412)) throw err;
-      }
-    }
+      if (plan.widen.length === 0) return plan.add;
+      await widenFields(this.clients.bigquery, this.options, destination, plan.widen);
+      return 'again';
+    });
   }
 
   /**

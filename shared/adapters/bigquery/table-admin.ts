@@ -4,6 +4,7 @@
  */
 import type { BigQuery, Table, TableField, TableMetadata } from '@google-cloud/bigquery';
 import type { BigQueryField } from '../../domain/bigquery-schema';
+import { SluiceError } from '../../domain/errors';
 import type { FieldPlan } from '../../domain/type-changes';
 
 /** Where a sink's tables live. */
@@ -42,10 +43,54 @@ export async function createTable(bigquery: BigQuery, ref: DatasetRef, id: strin
   }
 }
 
-/** Patches the table's schema to `existing` + `added` (an additive change). */
-export async function addFields(table: Table, existing: TableField[], added: BigQueryField[]): Promise<void> {
-  if (added.length === 0) return;
-  await table.setMetadata({ schema: { fields: [...existing, ...added] } });
+/** The table's fields and etag, or undefined when the table does not exist. */
+export async function readSchema(table: Table): Promise<{ fields: TableField[]; etag?: string } | undefined> {
+  try {
+    const [metadata] = await table.getMetadata();
+    const m = metadata as TableMetadata;
+    const fields = (m.schema as { fields?: TableField[] } | undefined)?.fields ?? [];
+    return typeof m.etag === 'string' ? { fields, etag: m.etag } : { fields };
+  } catch (err) {
+    if (httpCode(err) === 404) return undefined;
+    throw err;
+  }
+}
+
+/** How often a schema patch that lost a race is planned again from a fresh read before it gives up. */
+const PATCH_ATTEMPTS = 5;
+
+/**
+ * Adds to the table the fields `plan` finds missing from its current ones, as a read-modify-write guarded by
+ * the table's etag (the client sends it as `If-Match`): a patch replaces the whole field list, so one planned
+ * on fields another instance has changed since is refused with 412 and planned again from a fresh read —
+ * both instances' columns end up in the table, and neither fails
+ * (https://cloud.google.com/bigquery/docs/api-performance#read-patch-write). `plan` may change the table
+ * itself (a DDL widening) and return `again` to have it read afresh. @throws the last 412 (a `conflict`,
+ * retried by the caller's retry policy) after {@link PATCH_ATTEMPTS} lost races.
+ */
+export async function addFieldsGuarded(
+  table: Table,
+  plan: (existing: TableField[]) => Promise<BigQueryField[] | 'again'>,
+): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    const current = (await readSchema(table)) ?? { fields: [] };
+    const added = await plan(current.fields);
+    if (added === 'again') {
+      if (attempt < PATCH_ATTEMPTS) continue;
+      throw new SluiceError(
+        'retryable',
+        `the schema of table ${table.id} kept changing while it was evolved`,
+      );
+    }
+    if (added.length === 0) return;
+    try {
+      const guard = current.etag ? { etag: current.etag } : {};
+      await table.setMetadata({ schema: { fields: [...current.fields, ...added] }, ...guard });
+      return;
+    } catch (err) {
+      if (attempt >= PATCH_ATTEMPTS || httpCode(err) !== 412) throw err;
+    }
+  }
 }
 
 /** Widens columns in place with DDL (tables.patch cannot change a type). */
