@@ -2,7 +2,9 @@
  * The policy for a column whose type changed in Spanner while replication runs, decided on the BigQuery
  * types the two Spanner types map to: the same BigQuery type (`STRING(10)` → `STRING(MAX)`, ENUM ↔ INT64,
  * PROTO ↔ BYTES) needs nothing; a widening BigQuery can apply in place (INT64 → NUMERIC / BIGNUMERIC /
- * FLOAT64, NUMERIC → BIGNUMERIC / FLOAT64, BIGNUMERIC → FLOAT64) is applied; anything else (e.g.
+ * FLOAT64, NUMERIC → BIGNUMERIC / FLOAT64, BIGNUMERIC → FLOAT64) is applied; a value of a type the column
+ * was already widened from (a record committed before the change, read by a lagging partition or replayed
+ * from a dead letter) is written into the wider column as it is (ADR-2121); anything else (e.g.
  * STRING ↔ BYTES) is a permanent error naming the table, the column, both types and the fix.
  */
 import { type BigQueryField, type BigQueryType, bigQueryFieldOf } from './bigquery-schema';
@@ -17,10 +19,21 @@ const WIDENINGS: Partial<Record<BigQueryType, BigQueryType[]>> = {
   BIGNUMERIC: ['FLOAT64'],
 };
 
+/**
+ * The wider column types that hold every value of a narrower type exactly: only these take narrower values.
+ * A FLOAT64 column does not (an INT64 past 2^53 or a NUMERIC of 17 digits would be rounded, silently).
+ */
+const EXACT_HOLDERS: Partial<Record<BigQueryType, BigQueryType[]>> = {
+  INT64: ['NUMERIC', 'BIGNUMERIC'],
+  NUMERIC: ['BIGNUMERIC'],
+};
+
 /** What to do about one column whose BigQuery field differs from what the source now maps to. */
 export type FieldChange =
   | { kind: 'same' }
   | { kind: 'widen'; column: string; from: BigQueryType; to: BigQueryType }
+  /** The column is already of a wider type than the values: they are written into it, the column stays. */
+  | { kind: 'narrow'; column: string; from: BigQueryType; to: BigQueryType }
   | { kind: 'incompatible'; column: string; have: string; want: string };
 
 /** Compares a BigQuery field as it is with the field the source maps to now. */
@@ -40,6 +53,9 @@ export function compareFields(
   if (have.type === want.type) return { kind: 'same' };
   if (WIDENINGS[have.type]?.includes(want.type))
     return { kind: 'widen', column: want.name, from: have.type, to: want.type };
+  // The reverse of a widening: every value of the narrower type is exactly a value of the column's type.
+  if (EXACT_HOLDERS[want.type]?.includes(have.type))
+    return { kind: 'narrow', column: want.name, from: have.type, to: want.type };
   return {
     kind: 'incompatible',
     column: want.name,
@@ -113,7 +129,7 @@ export interface FieldPlan {
 
 /**
  * Compares the table's fields with the wanted ones. Columns only ever come and widen: a field the source no
- * longer has stays. @throws SluiceError (`permanent`) naming the column, both types and the fix when a type
+ * longer has stays, and a column wider than wanted stays wide (its narrower values are written into it). @throws SluiceError (`permanent`) naming the column, both types and the fix when a type
  * changed in a way BigQuery cannot apply.
  */
 export function planFields(

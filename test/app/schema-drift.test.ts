@@ -123,10 +123,17 @@ function record(p: {
   };
 }
 
-function setup(tables: Record<string, unknown> = { '*': { replica: true, history: true } }) {
-  const catalog = new VersionedCatalog();
-  const replica = new MemoryReplicaSink();
-  const history = new MemoryHistorySink();
+/** The world another instance shares: one catalog, one BigQuery. */
+interface Shared {
+  catalog: VersionedCatalog;
+  replica: MemoryReplicaSink;
+  history: MemoryHistorySink;
+}
+
+function setup(tables: Record<string, unknown> = { '*': { replica: true, history: true } }, shared?: Shared) {
+  const catalog = shared?.catalog ?? new VersionedCatalog();
+  const replica = shared?.replica ?? new MemoryReplicaSink();
+  const history = shared?.history ?? new MemoryHistorySink();
   const lines: Array<Record<string, unknown>> = [];
   const log = createLogger((l) => lines.push(JSON.parse(l) as Record<string, unknown>), {}, 'DEBUG');
   const config = parseConfigObject({
@@ -246,6 +253,57 @@ describe('schema drift in the reader batch path', () => {
     expect(failure?.message).toMatch(
       /column People\.Name changed type: it is now BYTES in Spanner, which maps to BigQuery BYTES \(it was STRING\), but the replica table people holds it as STRING.*Fix: drop/,
     );
+  });
+
+  describe('a column dropped and added again with a wider type (INT64, then NUMERIC)', () => {
+    const int: TableSchema = { ...V1, columns: [...V1.columns, col('Amount', 'INT64', 3)] };
+    const num: TableSchema = { ...V1, columns: [...V1.columns, col('Amount', 'NUMERIC', 4)] };
+    const amount = (at: number, id: string, code: string, value: string) =>
+      record({
+        at: ts(at),
+        columns: [
+          ['Id', 'INT64'],
+          ['Name', 'STRING'],
+          ['Amount', code],
+        ],
+        mods: [{ id, values: { Name: id, Amount: value } }],
+      });
+    const world = () => {
+      const s = setup();
+      s.catalog.versions.push({ from: ts(0), schema: int }, { from: ts(10), schema: num });
+      return s;
+    };
+
+    it('writes a lagging record of the old type into the widened column (the same instance)', async () => {
+      const s = world();
+      await s.write([amount(11, '2', 'NUMERIC', '2.5')]);
+      await s.write([amount(5, '1', 'INT64', '7')]);
+      expect(s.replica.table('people')?.fields.find((f) => f.name === 'Amount')?.type).toBe('NUMERIC');
+      expect(s.replica.rows('people')).toEqual([
+        { Id: '2', Name: '2', Amount: '2.5' },
+        { Id: '1', Name: '1', Amount: '7' },
+      ]);
+      expect(s.history.rawRows('people_history')).toHaveLength(2);
+    });
+
+    it('writes it from another instance planning the table at the old commit timestamp', async () => {
+      const s = world();
+      await s.write([amount(11, '2', 'NUMERIC', '2.5')]);
+      const lagging = setup(undefined, s);
+      await lagging.write([amount(5, '1', 'INT64', '7')]);
+      expect(s.replica.table('people')?.fields.find((f) => f.name === 'Amount')?.type).toBe('NUMERIC');
+      expect(s.replica.rows('people')).toHaveLength(2);
+    });
+
+    it('still refuses a value FLOAT64 would round: NUMERIC into a column widened to FLOAT64', async () => {
+      const s = setup();
+      const float: TableSchema = { ...V1, columns: [...V1.columns, col('Amount', 'FLOAT64', 4)] };
+      s.catalog.versions.push({ from: ts(0), schema: num }, { from: ts(10), schema: float });
+      await s.write([amount(11, '2', 'FLOAT64', '2.5')]);
+      await expect(s.write([amount(5, '1', 'NUMERIC', '0.12345678901234567')])).rejects.toThrow(
+        /column People\.Amount changed type/,
+      );
+    });
   });
 
   it('reads rows a record does not hold at the commit timestamp: one read per table and timestamp', async () => {

@@ -40,7 +40,7 @@ export function checkDimensionTypes(
     const to = seen[c.source];
     if (!from || !to || formatSpannerType(from) === formatSpannerType(to)) continue;
     const decision = decideSpannerTypeChange(c.target, from, to, false);
-    if (decision.kind !== 'same')
+    if (decision.kind !== 'same' && decision.kind !== 'narrow')
       return {
         kind: 'incompatible',
         error: new SluiceError(

@@ -45,6 +45,23 @@ describe('type changes', () => {
     ).toMatchObject({ kind: 'incompatible', have: 'INT64', want: 'INT64 REPEATED' });
   });
 
+  it('writes a narrower value into a column already widened, but never into FLOAT64 (it would round)', () => {
+    expect(decideSpannerTypeChange('c', t('NUMERIC'), t('INT64'), false)).toEqual({
+      kind: 'narrow',
+      column: 'c',
+      from: 'NUMERIC',
+      to: 'INT64',
+    });
+    expect(
+      planFields(
+        [{ name: 'c', type: 'BIGNUMERIC' }],
+        [{ name: 'c', type: 'NUMERIC', mode: 'NULLABLE' }],
+        't',
+      ),
+    ).toEqual({ add: [], widen: [] });
+    expect(decideSpannerTypeChange('c', t('FLOAT64'), t('NUMERIC'), false).kind).toBe('incompatible');
+  });
+
   it('plans a table: new columns added as NULLABLE, widening listed, legacy REST names understood', () => {
     const existing = [
       { name: 'Id', type: 'INTEGER', mode: 'REQUIRED' },
