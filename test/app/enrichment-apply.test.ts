@@ -29,7 +29,7 @@ import { TableNotFoundError } from '../../shared/domain/information-schema';
 import { createLogger } from '../../shared/domain/log';
 import { canonicalKey, type KeyColumn } from '../../shared/domain/row-reads';
 import { fromNanos, type Timestamp } from '../../shared/domain/timestamp';
-import type { RowsAt, SpannerCatalog } from '../../shared/ports/spanner-catalog';
+import type { RowsAt, SchemaReadOptions, SpannerCatalog } from '../../shared/ports/spanner-catalog';
 
 const ts = (n: number): Timestamp => fromNanos(1_700_000_000_000_000_000n + BigInt(n));
 const col = (name: string, code: string, n: number) => ({
@@ -53,6 +53,8 @@ const CUSTOMERS: TableSchema = {
 class Catalog implements SpannerCatalog {
   readonly rows: Array<{ at: Timestamp; row: Record<string, JsonValue> | null; id: string }> = [];
   readonly reads: Timestamp[] = [];
+  /** When a table (and a column of it added later) came to exist; absent: always. */
+  readonly created = new Map<string, { at: Timestamp; columns: Record<string, Timestamp> }>();
   constructor(readonly schemas: TableSchema[]) {}
   async dialect() {
     return 'GOOGLE_STANDARD_SQL' as const;
@@ -68,10 +70,16 @@ class Catalog implements SpannerCatalog {
       raw: {},
     };
   }
-  async tableSchema(table: string) {
+  /** INFORMATION_SCHEMA as of `at`: a table or column created later is not there yet. */
+  async tableSchema(table: string, options: SchemaReadOptions = {}) {
     const s = this.schemas.find((x) => x.name === table);
-    if (!s) throw new TableNotFoundError(table);
-    return s;
+    const created = this.created.get(table);
+    if (!s || (created && options.at !== undefined && options.at < created.at))
+      throw new TableNotFoundError(table);
+    if (!created || options.at === undefined) return s;
+    const at = options.at;
+    const since = created.columns;
+    return { ...s, columns: s.columns.filter((c) => since[c.name] === undefined || since[c.name]! <= at) };
   }
   async tableSchemas() {
     return this.schemas;
@@ -189,6 +197,40 @@ describe('lookups applied by the reader', () => {
     expect(stats).toMatchObject({ dimension: 'Customers', mode: 'as-of-commit', missing: 1, unresolved: 0 });
     // One read per commit timestamp, never one per row.
     expect(s.dimensions.calls.map((c) => c.keys)).toEqual([1, 1, 1]);
+  });
+
+  it('gives NULLs, counted missing, to rows committed before the dimension table or a brought column existed', async () => {
+    const customers: TableSchema = {
+      ...CUSTOMERS,
+      columns: [...CUSTOMERS.columns, col('Segment', 'STRING', 4)],
+    };
+    const s = setup(
+      [{ ...LOOKUP, key: { CustomerId: 'CustId', Region: 'Status' }, columns: ['Name', 'Segment'] }],
+      [ORDERS, customers],
+    );
+    // Customers is created at 20 and given Segment at 40, both after the first order: the plan is made at
+    // the first record's commit timestamp (a backlog), when the table did not exist yet.
+    s.catalog.created.set('Customers', { at: ts(20), columns: { Segment: ts(40) } });
+    s.dimensions.createdAt('Customers', ts(20), { Segment: ts(40) });
+    s.dimensions.write('Customers', ['eu', '7'], ts(21), { Region: 'eu', CustomerId: '7', Name: 'Ann' });
+    s.dimensions.write('Customers', ['eu', '7'], ts(41), {
+      Region: 'eu',
+      CustomerId: '7',
+      Name: 'Ann',
+      Segment: 'smb',
+    });
+    await s.write([
+      record({ at: ts(10), mods: [{ id: '1', values: { CustId: '7', Status: 'eu' } }] }),
+      record({ at: ts(30), mods: [{ id: '2', values: { CustId: '7', Status: 'eu' } }] }),
+      record({ at: ts(50), mods: [{ id: '3', values: { CustId: '7', Status: 'eu' } }] }),
+    ]);
+    const rows = s.history.rawRows('orders_history') as unknown as Array<Record<string, unknown>>;
+    expect(rows.map((r) => [r.customer_Name ?? null, r.customer_Segment ?? null])).toEqual([
+      [null, null],
+      ['Ann', null],
+      ['Ann', 'smb'],
+    ]);
+    expect(s.enrichments.stats()['Orders.lookups[0]']).toMatchObject({ missing: 1, unresolved: 0 });
   });
 
   it('enriches a DELETE from its old values, and reads a key column an update did not carry', async () => {

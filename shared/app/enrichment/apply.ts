@@ -8,6 +8,7 @@
  */
 import type { DataChangeRecord, JsonValue, Mod } from '../../domain/change-record';
 import type { ResolvedLookup } from '../../domain/enrichment/lookups';
+import { TableNotFoundError } from '../../domain/information-schema';
 import { canonicalKey } from '../../domain/row-reads';
 import { addNanos, type Timestamp } from '../../domain/timestamp';
 import type { DimensionReader } from '../../ports/dimension-reader';
@@ -22,7 +23,23 @@ export type EnrichedMods = Map<DataChangeRecord, Enriched[]>;
 /** What enrichment reads: the dimension tables, and fact rows whose mods lack a lookup's column. */
 export interface EnrichmentPorts {
   dimensions: DimensionReader;
-  catalog: Pick<SpannerCatalog, 'readRowsAt'>;
+  /** With `tableSchema`, a lookup as of a commit from before its dimension table existed gives NULLs. */
+  catalog: Pick<SpannerCatalog, 'readRowsAt'> & Partial<Pick<SpannerCatalog, 'tableSchema'>>;
+}
+
+/** The columns of a table as of `at` from the catalog, undefined when it did not exist then. */
+function columnsAtOf(catalog: EnrichmentPorts['catalog']): EnricherOptions['columnsAt'] {
+  const read = catalog.tableSchema?.bind(catalog);
+  if (!read) return undefined;
+  return async (table, at) => {
+    try {
+      return (await read(table, { at })).columns.map((c) => c.name);
+    } catch (err) {
+      if (err instanceof TableNotFoundError || /not found|no columns/i.test((err as Error).message ?? ''))
+        return undefined;
+      throw err;
+    }
+  };
 }
 
 /** Counters of every lookup this instance applied, by lookup id (`<table>.lookups[<i>]`). */
@@ -139,7 +156,12 @@ export class Enrichments {
       JSON.stringify([e.lookup.dimension, e.lookup.key, e.lookup.columns, e.lookup.mode, e.lookup.cache]) !==
         signature
     ) {
-      e = new Enricher(lookup, { ...this.options, reader: ports.dimensions });
+      const columnsAt = columnsAtOf(ports.catalog);
+      e = new Enricher(lookup, {
+        ...this.options,
+        reader: ports.dimensions,
+        ...(columnsAt ? { columnsAt } : {}),
+      });
       this.enrichers.set(lookup.id, e);
     }
     return e;

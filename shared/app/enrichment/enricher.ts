@@ -40,6 +40,7 @@ export interface LookupStats {
   cache: CacheStats | null;
 }
 
+const NOT_FOUND: number = GrpcCode.NOT_FOUND;
 const RETRIED = new Set<number>([GrpcCode.ABORTED, GrpcCode.DEADLINE_EXCEEDED, GrpcCode.UNAVAILABLE]);
 
 /** Options of {@link Enricher}. */
@@ -51,6 +52,12 @@ export interface EnricherOptions {
   attempts?: number;
   backoffMs?: number;
   sleep?: (ms: number) => Promise<void>;
+  /**
+   * The columns of a dimension table as of a timestamp, undefined when it did not exist then: a read as of
+   * a commit from before the table (or a brought column) existed fails NOT_FOUND, and this tells that apart
+   * from a table that is gone. Without it such a read fails the window.
+   */
+  columnsAt?: (table: string, at: Timestamp) => Promise<string[] | undefined>;
 }
 
 /** Enriches rows by one lookup. One per lookup and function instance (it holds the cache). */
@@ -138,7 +145,7 @@ export class Enricher {
 
   /** One read, its reported types checked (@throws SluiceError `permanent` on an incompatible change). */
   private async read(keys: KeyValues[], at: Timestamp | 'latest') {
-    const { rows, types } = await this.readRetried(keys, at);
+    const { rows, types } = await this.readAsOf(keys, at);
     const check = checkDimensionTypes(this.lookup, this.types, types);
     if (check.kind === 'incompatible') throw check.error;
     if (check.kind === 'compatible') {
@@ -149,10 +156,30 @@ export class Enricher {
     return rows;
   }
 
-  private async readRetried(keys: KeyValues[], at: Timestamp | 'latest') {
+  /**
+   * A read as of a commit from before the dimension table existed gives no rows (each counted missing); one
+   * from before a brought column existed reads the other columns (that one is NULL), as a LEFT join on the
+   * database of that time would (ADR-2123).
+   */
+  private async readAsOf(keys: KeyValues[], at: Timestamp | 'latest') {
+    const columns = this.lookup.columns.map((c) => c.source);
+    try {
+      return await this.readRetried(keys, columns, at);
+    } catch (err) {
+      const columnsAt = this.options.columnsAt;
+      if (at === 'latest' || !columnsAt || (err as { cause?: { code?: unknown } }).cause?.code !== NOT_FOUND)
+        throw err;
+      const existing = await columnsAt(this.lookup.dimension, at);
+      if (existing === undefined) return { rows: keys.map(() => null), types: {} };
+      const present = columns.filter((c) => existing.includes(c));
+      if (present.length === columns.length) throw err;
+      return this.readRetried(keys, present, at);
+    }
+  }
+
+  private async readRetried(keys: KeyValues[], columns: string[], at: Timestamp | 'latest') {
     const attempts = this.options.attempts ?? 5;
     const sleep = this.options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
-    const columns = this.lookup.columns.map((c) => c.source);
     for (let attempt = 1; ; attempt++) {
       try {
         this.counters.reads++;

@@ -37,6 +37,28 @@ export async function dimensionSchemas(
 }
 
 /**
+ * The dimension schemas to resolve against at `at`: each as of `at`, or as it is now when it did not exist
+ * then or lacked a brought column. A plan at an old commit timestamp (a backlog, a retried partition, a start
+ * in the past) of a lookup configured on a dimension table created (or given the column) later resolves
+ * with the types of now; the rows of before it existed get NULLs, counted missing, at read (ADR-2123).
+ */
+async function schemasFor(
+  catalog: Pick<SpannerCatalog, 'tableSchema'>,
+  lookups: readonly LookupConfig[],
+  at?: Timestamp,
+): Promise<Map<string, TableSchema>> {
+  const then = await dimensionSchemas(catalog, lookups, at);
+  if (at === undefined) return then;
+  const later = lookups.filter((l) => {
+    const schema = then.get(l.table);
+    return !schema || l.columns.some((c) => !schema.columns.some((x) => x.name === c));
+  });
+  if (later.length === 0) return then;
+  for (const [name, schema] of await dimensionSchemas(catalog, later)) then.set(name, schema);
+  return then;
+}
+
+/**
  * Resolves the lookups of `fact`. @throws SluiceError (`permanent`) listing every problem, each naming the
  * table, the lookup (`tables.<T>.lookups[<i>]`) and the field.
  */
@@ -47,7 +69,7 @@ export async function resolveTableLookups(
   at?: Timestamp,
 ): Promise<ResolvedLookup[]> {
   if (lookups.length === 0) return [];
-  const resolved = resolveLookups(fact, [...lookups], await dimensionSchemas(catalog, lookups, at));
+  const resolved = resolveLookups(fact, [...lookups], await schemasFor(catalog, lookups, at));
   if (!resolved.ok) throw new SluiceError('permanent', lookupProblemsMessage(fact.name, resolved.problems));
   return resolved.lookups;
 }
