@@ -171,7 +171,11 @@ function scalar(value: unknown, type: SpannerType): Typed {
       return typeof value === 'string' ? ok(value) : expected(type, 'a string', value);
     case 'BYTES':
     case 'PROTO':
-      return typeof value === 'string' && BASE64.test(value) ? ok(value) : expected(type, 'base64', value);
+      // Canonical base64: 'QR==' decodes to the byte of 'QQ==' (the trailing bits are dropped), and a row's
+      // identity for per-key ordering must be its bytes, not one spelling of them.
+      return typeof value === 'string' && BASE64.test(value)
+        ? ok(Buffer.from(value, 'base64').toString('base64'))
+        : expected(type, 'base64', value);
     case 'TIMESTAMP':
       return timestamp(value, type);
     case 'DATE':
