@@ -209,3 +209,25 @@ it('adds the enriched columns two instances add to one history table at the same
   history.close();
   other.close();
 });
+
+it('writes a column another instance added as soon as its own plan has it, not after the schema cache expires', async () => {
+  const { history, clients, dataset, bigquery } = await fresh();
+  const other = new BigQueryHistorySink(clients, { projectId: PROJECT, dataset });
+  await history.ensureTable('shared_history');
+  const first = await history.createStream('shared_history', 'committed');
+  expect(await history.appendAt('shared_history', first.name, 0, rowsOf(1))).toEqual({ kind: 'appended' });
+  const column = [{ name: 'customer_Name', type: 'STRING' as const, mode: 'NULLABLE' as const }];
+  await other.ensureTable('shared_history', column);
+  // This instance's schema read is seconds old (the cache keeps it 60 s); its plan now has the column too.
+  await history.ensureTable('shared_history', column);
+  const [row] = rowsOf(1, 1);
+  const second = await history.createStream('shared_history', 'committed');
+  const appended = await history.appendAt('shared_history', second.name, 0, [
+    { ...row!, customer_Name: 'Ann' },
+  ]);
+  expect(appended).toEqual({ kind: 'appended' });
+  const [rows] = await bigquery.dataset(dataset).table('shared_history').getRows();
+  expect(rows.map((r) => r.customer_Name ?? null).sort()).toEqual(['Ann', null]);
+  history.close();
+  other.close();
+});
