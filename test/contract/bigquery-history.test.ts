@@ -222,9 +222,9 @@ it('writes a column another instance added as soon as its own plan has it, not a
   await history.ensureTable('shared_history', column);
   const [row] = rowsOf(1, 1);
   const second = await history.createStream('shared_history', 'committed');
-  const appended = await history.appendAt('shared_history', second.name, 0, [
-    { ...row!, customer_Name: 'Ann' },
-  ]);
+  // An enriched value rides beside the history columns, as historyRows puts it.
+  const enriched = Object.assign({}, row!, { customer_Name: 'Ann' });
+  const appended = await history.appendAt('shared_history', second.name, 0, [enriched]);
   expect(appended).toEqual({ kind: 'appended' });
   const [rows] = await bigquery.dataset(dataset).table('shared_history').getRows();
   expect(rows.map((r) => r.customer_Name ?? null).sort()).toEqual(['Ann', null]);
