@@ -65,8 +65,8 @@ const PATCH_ATTEMPTS = 5;
  * on fields another instance has changed since is refused with 412 and planned again from a fresh read —
  * both instances' columns end up in the table, and neither fails
  * (https://cloud.google.com/bigquery/docs/api-performance#read-patch-write). `plan` may change the table
- * itself (a DDL widening) and return `again` to have it read afresh. @throws the last 412 (a `conflict`,
- * retried by the caller's retry policy) after {@link PATCH_ATTEMPTS} lost races.
+ * itself (a DDL widening) and return `again` to have it read afresh. @throws SluiceError (`retryable`) after
+ * {@link PATCH_ATTEMPTS} lost races.
  */
 export async function addFieldsGuarded(
   table: Table,
@@ -88,7 +88,16 @@ export async function addFieldsGuarded(
       await table.setMetadata({ schema: { fields: [...current.fields, ...added] }, ...guard });
       return;
     } catch (err) {
-      if (attempt >= PATCH_ATTEMPTS || httpCode(err) !== 412) throw err;
+      if (httpCode(err) !== 412) throw err;
+      // Not a `conflict` (the window would end as another reader's no-op): the window is retried.
+      if (attempt >= PATCH_ATTEMPTS)
+        throw new SluiceError(
+          'retryable',
+          `the schema of table ${table.id} kept changing while it was evolved`,
+          {
+            cause: err,
+          },
+        );
     }
   }
 }
