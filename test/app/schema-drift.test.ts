@@ -5,7 +5,10 @@
  * timestamp; stored generated columns are read; a column only a read reveals is not lost; hidden columns
  * are left out; a table SLUICE_TABLES leaves out is logged once.
  */
+import { MemoryObjectStore } from '../../shared/adapters/memory/object-store';
 import { MemoryHistorySink, MemoryReplicaSink } from '../../shared/adapters/memory/sinks';
+import { DeadLetterStore } from '../../shared/app/dead-letters';
+import { replayDeadLetters } from '../../shared/app/operator/dead-letter-replay';
 import { historyBatches, writeReplica } from '../../shared/app/sink-writer';
 import { TableRegistry } from '../../shared/app/table-registry';
 import type {
@@ -17,6 +20,8 @@ import type {
   ValueCaptureType,
 } from '../../shared/domain/change-record';
 import { parseConfigObject } from '../../shared/domain/config';
+import { newDeadLetter } from '../../shared/domain/dead-letter';
+import { SluiceError } from '../../shared/domain/errors';
 import type { ChangeStreamOptions, TableColumn, TableSchema } from '../../shared/domain/information-schema';
 import { createLogger } from '../../shared/domain/log';
 import { canonicalKey, type KeyColumn } from '../../shared/domain/row-reads';
@@ -160,7 +165,7 @@ function setup(tables: Record<string, unknown> = { '*': { replica: true, history
       stream.offset += rows.length;
     }
   };
-  return { catalog, replica, history, lines, write };
+  return { catalog, replica, history, lines, write, ports, log };
 }
 
 const V1: TableSchema = {
@@ -293,6 +298,27 @@ describe('schema drift in the reader batch path', () => {
       await lagging.write([amount(5, '1', 'INT64', '7')]);
       expect(s.replica.table('people')?.fields.find((f) => f.name === 'Amount')?.type).toBe('NUMERIC');
       expect(s.replica.rows('people')).toHaveLength(2);
+    });
+
+    it('replays a dead letter of before the change into the widened column', async () => {
+      const s = world();
+      await s.write([amount(11, '2', 'NUMERIC', '2.5')]);
+      const deadLetters = new DeadLetterStore(new MemoryObjectStore(), 'p');
+      const letter = newDeadLetter({
+        pipeline: 'p',
+        partition: { id: 'a'.repeat(32), epoch: 0 },
+        position: ts(0),
+        now: ts(20),
+        rejected: [{ record: amount(5, '1', 'INT64', '7'), error: new SluiceError('permanent', 'rejected') }],
+        reason: 'permanent:Error',
+      });
+      await deadLetters.put(letter);
+      const out = await replayDeadLetters(
+        { ...s.ports, deadLetters, now: () => ts(30), log: s.log },
+        { ids: [letter.id] },
+      );
+      expect(out.results).toMatchObject([{ outcome: 'replayed', rows: 1 }]);
+      expect(s.replica.rows('people')).toContainEqual({ Id: '1', Name: '1', Amount: '7' });
     });
 
     it('still refuses a value FLOAT64 would round: NUMERIC into a column widened to FLOAT64', async () => {
