@@ -291,7 +291,10 @@ async function readAll(ctx: WindowContext, run: WindowRun): Promise<WindowResult
       await run.checkpoint();
     }
   }
-  if (!cutShort) run.progress = completeWindow(run.progress);
+  // A window cut short may have seen only some of the end's child-partitions records (one split can come as
+  // several at one timestamp, ordered by record_sequence): it never ends the partition, it releases just before
+  // that timestamp (observe closed it there) and the next window reads every record of the end (ADR-2101).
+  run.progress = cutShort ? { ...run.progress, end: null } : completeWindow(run.progress);
   await run.flush();
   return {
     progress: run.progress,

@@ -51,3 +51,43 @@ describe('the request deadline', () => {
     expect(h.history.rows('orders_history')).toHaveLength(10);
   });
 });
+
+describe('a split reported as several child-partitions records', () => {
+  it('is never finished with some of its children when the deadline passes between them', async () => {
+    const h = new Harness({ roots: 1 });
+    Object.assign(h.settings, { requestDeadlineMs: 5_000 });
+    h.script.childRecordEach = true;
+    h.now = addMillis(T0, 2_000);
+    await h.tick();
+    await h.drain();
+    const [root] = h.script.roots;
+    h.script.split(addMillis(T0, 3_000), root!);
+    // One commit per child's half of the key space, after the split: each reaches only its own child.
+    h.script.commit(addMillis(T0, 3_500), [
+      { table: 'Orders', id: 0, val: 'left' },
+      { table: 'Orders', id: 1, val: 'right' },
+      { table: 'Orders', id: 2, val: 'more' },
+      { table: 'Orders', id: 3, val: 'more' },
+    ]);
+    // The deadline passes right after the first of the split's records.
+    const read = h.script.read.bind(h.script);
+    let slowed = false;
+    h.script.read = async function* (query: ChangeQuery) {
+      for await (const r of read(query)) {
+        if (r.kind === 'child-partitions' && query.partitionToken !== null && !slowed) {
+          slowed = true;
+          h.advance(6_000);
+        }
+        yield r;
+      }
+    };
+    for (let i = 0; i < 6; i++) {
+      await h.tick();
+      await h.drain();
+      h.advance(6_000);
+    }
+    expect(slowed).toBe(true);
+    expect(h.events('partition.finished').map((e) => e.children)).toEqual([2]);
+    expect(h.replica.rows('orders')).toEqual(h.expected('Orders'));
+  });
+});

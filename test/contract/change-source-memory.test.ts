@@ -73,3 +73,40 @@ function memoryHarness(_dialect: Dialect): ChangeSourceHarness {
 }
 
 changeSourceContract('in-memory', async (dialect) => memoryHarness(dialect));
+
+describe('the in-memory source ends a partition as the service may', () => {
+  const t0 = fromEpochMillis(Date.parse('2026-01-01T00:00:00Z'));
+  const end = addNanos(t0, 5_000_000n);
+  const childRecord = (sequence: number, token: string, parents: string[]) => ({
+    kind: 'child-partitions' as const,
+    startTimestamp: end,
+    recordSequence: String(sequence).padStart(8, '0'),
+    childPartitions: [{ token, parentPartitionTokens: parents }],
+  });
+  const tokensRead = async (source: MemoryChangeSource, token: string, to: Timestamp) => {
+    const out: string[] = [];
+    for await (const r of source.read({ partitionToken: token, from: t0, to, heartbeatMs: 1_000 }))
+      if (r.kind === 'child-partitions') out.push(...r.childPartitions.map((c) => c.token));
+    return out;
+  };
+
+  it('delivers a split reported as several child-partitions records at one timestamp, every one of them', async () => {
+    const source = new MemoryChangeSource();
+    source.addPartition('p', t0);
+    source.append('p', childRecord(0, 'a', ['p']));
+    source.append('p', childRecord(1, 'b', ['p']));
+    expect(await tokensRead(source, 'p', addNanos(end, 1_000_000n))).toEqual(['a', 'b']);
+    expect(await tokensRead(source, 'p', end)).toEqual(['a', 'b']);
+  });
+
+  it('has each parent of a merge announce the same child', async () => {
+    const source = new MemoryChangeSource();
+    source.addPartition('p', t0);
+    source.addPartition('q', t0);
+    source.append('p', childRecord(0, 'm', ['p', 'q']));
+    source.append('q', childRecord(0, 'm', ['p', 'q']));
+    expect(await tokensRead(source, 'p', end)).toEqual(['m']);
+    expect(await tokensRead(source, 'q', end)).toEqual(['m']);
+    expect(source.tokens()).toEqual(['p', 'q', 'm']);
+  });
+});

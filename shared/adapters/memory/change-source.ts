@@ -1,7 +1,8 @@
 /**
  * In-memory `ChangeSource` for tests: records scripted per partition token. A window returns the partition's
- * records with timestamps in [from, to] (both inclusive) in timestamp order, stops after a child-partitions
- * record (it ends the partition), and answers a quiet window with one heartbeat at its end, as Spanner does.
+ * records with timestamps in [from, to] (both inclusive) in timestamp order, stops after the child-partitions
+ * records of the partition's end (a split or merge may be reported as several at one timestamp, each in
+ * `record_sequence` order; a merged child is announced by each parent), and answers a quiet window with one heartbeat at its end, as Spanner does.
  */
 import type { ChangeRecord, ChildPartitionsRecord } from '../../domain/change-record';
 import { compareTimestamps, type Timestamp } from '../../domain/timestamp';
@@ -97,8 +98,10 @@ export class MemoryChangeSource implements ChangeSource {
     const out: ChangeRecord[] = [];
     for (const record of p.records) {
       if (!inWindow(timeOf(record), query.from, query.to)) continue;
+      // The end may come as several child-partitions records at one timestamp, ordered by record_sequence
+      // (reference spanner-change-streams.md, child partitions records): every one of them is delivered.
+      if (p.end !== undefined && compareTimestamps(timeOf(record), p.end) > 0) break;
       out.push(record);
-      if (record.kind === 'child-partitions') return out;
     }
     if (out.length === 0 && query.to !== null) out.push({ kind: 'heartbeat', timestamp: query.to });
     return out;

@@ -152,6 +152,9 @@ export class ScriptedStream implements ChangeSource {
     }
   }
 
+  /** Report each child of a split or merge in its own child-partitions record (the service may). */
+  childRecordEach = false;
+
   /** Splits a live partition at `at` into two children. */
   split(at: Timestamp, token: string): void {
     const p = this.parts.get(token)!;
@@ -214,12 +217,25 @@ export class ScriptedStream implements ChangeSource {
       if (r.kind === 'data-change') this.onRecord?.();
       yield this.asDelivered(r);
     }
-    if (p.end !== null && p.end >= query.from && p.end <= to) {
+    if (p.end !== null && p.end >= query.from && p.end <= to) yield* this.childRecords(p.end, p.children);
+  }
+
+  /**
+   * The partition's end as the service may report it: one child-partitions record, or (with
+   * `childRecordEach`) one record per child at the same start timestamp, ordered by `record_sequence`
+   * (reference spanner-change-streams.md, child partitions records).
+   */
+  private *childRecords(
+    at: Timestamp,
+    children: { token: string; parents: string[] }[],
+  ): Iterable<ChangeRecord> {
+    const groups = this.childRecordEach ? children.map((c) => [c]) : [children];
+    for (const [i, group] of groups.entries()) {
       yield {
         kind: 'child-partitions',
-        startTimestamp: p.end,
-        recordSequence: '0',
-        childPartitions: p.children.map((c) => ({ token: c.token, parentPartitionTokens: c.parents })),
+        startTimestamp: at,
+        recordSequence: String(i).padStart(8, '0'),
+        childPartitions: group.map((c) => ({ token: c.token, parentPartitionTokens: c.parents })),
       };
     }
   }

@@ -18,6 +18,11 @@ export interface Partition {
   endNs: bigint | null;
   parents: string[];
   children: string[];
+  /**
+   * True when the end is reported as one child-partitions record per child at one timestamp, in
+   * `record_sequence` order, as the service may report a split (reference spanner-change-streams.md).
+   */
+  childRecordEach?: boolean;
   /** Data change records in (commit timestamp, server transaction id, record sequence) order. */
   records: DataChangeRecord[];
 }
@@ -44,6 +49,8 @@ export function hashKey(text: string): number {
 export class PartitionSet {
   private readonly byToken = new Map<string, Partition>();
   private opIndex = 0;
+  /** Splits so far (every other one is reported as one child-partitions record per child). */
+  private splits = 0;
 
   private readonly createdNs: bigint;
   /** Partitions ever added (tokens derive from it; expiry removes partitions but never rewinds it). */
@@ -138,8 +145,11 @@ export class PartitionSet {
           ]
         : [[lo, hi]];
     const children = ranges.map(([a, b]) => this.add(a, b, atNs, tokens));
+    // Every other split comes as one record per child, so readers meet both forms under churn.
+    const each = op === 'split' && this.splits++ % 2 === 1;
     for (const p of parents) {
       p.endNs = atNs;
+      if (each) p.childRecordEach = true;
       p.children = children.map((c) => c.token);
     }
     return { op, atNs, parents: tokens, children: p2t(children) };

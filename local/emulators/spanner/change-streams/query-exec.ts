@@ -91,12 +91,11 @@ export async function* partitionQuery(w: PartitionWindow, env: ExecEnv): AsyncGe
     }
     const pEnd = w.partition.endNs;
     if (pEnd !== null && pEnd <= cursor && (w.endNs === null || pEnd <= w.endNs)) {
-      yield {
-        kind: 'child',
-        startTimestampNs: pEnd,
-        recordSequence: sequenceString(0),
-        children: w.partitions.childrenOf(w.partition),
-      };
+      const children = w.partitions.childrenOf(w.partition);
+      const groups = w.partition.childRecordEach ? children.map((c) => [c]) : [children];
+      for (const [i, group] of groups.entries()) {
+        yield { kind: 'child', startTimestampNs: pEnd, recordSequence: sequenceString(i), children: group };
+      }
       return;
     }
     if (w.endNs !== null && cursor > w.endNs) {

@@ -29,11 +29,13 @@ beforeAll(async () => {
     'CREATE CHANGE STREAM S FOR T',
     "CREATE CHANGE STREAM Brief FOR T OPTIONS (retention_period = '1s')",
     'CREATE CHANGE STREAM Doomed FOR ALL',
+    'CREATE CHANGE STREAM Splits FOR T',
   ]);
   createdNs = emu.admin.nowNs();
   pg = await createTestDatabase(emu, 'POSTGRESQL', [
     'CREATE TABLE t (id bigint NOT NULL PRIMARY KEY, v varchar)',
     'CREATE CHANGE STREAM s FOR t',
+    'CREATE CHANGE STREAM splits FOR t',
   ]);
 });
 
@@ -74,6 +76,34 @@ test.each(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'] as const)(
     const times = beats.map((b) => (b.kind === 'heartbeat' ? BigInt(b.timestamp) : 0n));
     expect([...times].sort((a, b) => (a < b ? -1 : 1))).toEqual(times);
     expect(times.every((t) => t >= start && t <= start + 1200n * MS)).toBe(true);
+  },
+);
+
+test.each(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'] as const)(
+  '%s: churn reports some splits as one child-partitions record per child, in record_sequence order',
+  async (dialect) => {
+    const db = dialect === 'POSTGRESQL' ? pg : g;
+    const stream = dialect === 'POSTGRESQL' ? 'splits' : 'Splits';
+    const forms: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      const [event] = emu.admin.churnNow({ database: db.name, stream });
+      if (event?.op !== 'split') continue;
+      const records = await readStream(db.database, dialect, stream, {
+        start: event.atNs - 1n,
+        end: event.atNs,
+        token: event.parents[0] ?? null,
+      });
+      const ends = records.filter((r): r is ChildPartitionsRecord => r.kind === 'child-partitions');
+      // Every record of the end has the split's timestamp; together they name each child once.
+      expect(ends.every((r) => BigInt(r.startTimestamp) === event.atNs)).toBe(true);
+      expect(ends.flatMap((r) => r.childPartitions.map((c) => c.token)).sort()).toEqual(
+        [...event.children].sort(),
+      );
+      const sequences = ends.map((r) => r.recordSequence);
+      expect([...sequences].sort()).toEqual(sequences);
+      forms.push(ends.length);
+    }
+    expect(forms).toEqual(expect.arrayContaining([1, 2]));
   },
 );
 
@@ -119,7 +149,8 @@ test('a change-stream query can be ended after K records with a code, by handle 
     method: 'POST',
     body: JSON.stringify({ database: pg.name }),
   });
-  expect(((await churned.json()) as unknown[]).length).toBe(1);
+  // One churn per stream of the database (s and splits).
+  expect(((await churned.json()) as unknown[]).length).toBe(2);
 });
 
 describe('every error case of the reference table, with its code', () => {
