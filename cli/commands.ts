@@ -129,9 +129,15 @@ async function deadLetters(client: OperatorClient, inv: Invocation, io: CommandI
   }
   if (sub === 'replay') {
     const ids = inv.positional;
-    const { body } = await client.call('POST', '/dead-letters/replay', ids.length ? { ids } : {});
-    print(io, inv.flags, body, () => `replay: ${JSON.stringify(body)}`);
-    return 0;
+    // "Replay all" follows the answer's `next` until no letter is left (ADR-2112); each page is printed.
+    let request: Record<string, unknown> = ids.length ? { ids } : {};
+    for (;;) {
+      const { body } = await client.call('POST', '/dead-letters/replay', request);
+      print(io, inv.flags, body, () => `replay: ${JSON.stringify(body)}`);
+      const next = (body as { next?: unknown }).next;
+      if (ids.length || typeof next !== 'string') return 0;
+      request = { after: next };
+    }
   }
   throw new UsageProblem('dead-letters list [--page-token <t>] | replay [<id>…]');
 }

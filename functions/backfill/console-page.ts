@@ -33,6 +33,7 @@ async function act(method, path, body) {
   const note = $('notice');
   if (res.status === 404 && String(answer?.error?.message ?? '').startsWith('no route')) note.textContent = method + ' ' + path + ': not available in this version of sluice';
   else if (!res.ok) note.textContent = method + ' ' + path + ': ' + res.status + ' ' + (answer?.error?.message ?? '');
+  else if (path === '/dead-letters/replay' && typeof answer.next === 'string') return act(method, path, { after: answer.next });
   else note.textContent = method + ' ' + path + ': done';
   refresh();
 }

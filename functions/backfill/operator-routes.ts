@@ -77,8 +77,10 @@ function replayRequest(body: unknown): { ids?: string[]; table?: string } | stri
   if (typeof body !== 'object' || body === null || Array.isArray(body))
     return ['body: must be a JSON object such as {"ids": ["Orders/…"]} or {"table": "Orders"}, or empty'];
   const problems: string[] = [];
-  const { ids, table, ...rest } = body as Record<string, unknown>;
-  for (const k of Object.keys(rest)) problems.push(`${k}: unknown field (ids, table)`);
+  const { ids, table, after, ...rest } = body as Record<string, unknown>;
+  for (const k of Object.keys(rest)) problems.push(`${k}: unknown field (ids, table, after)`);
+  if (after !== undefined && (typeof after !== 'string' || !isDeadLetterId(after)))
+    problems.push('after: must be the "next" of an earlier replay answer (a dead-letter id)');
   if (ids !== undefined && (!Array.isArray(ids) || ids.length === 0 || ids.length > 100))
     problems.push('ids: must be a list of 1 to 100 dead-letter ids, as GET /dead-letters shows them');
   else if (Array.isArray(ids))
@@ -88,7 +90,11 @@ function replayRequest(body: unknown): { ids?: string[]; table?: string } | stri
   if (table !== undefined && (typeof table !== 'string' || table === ''))
     problems.push('table: must be a source table name');
   if (problems.length > 0) return problems;
-  return { ...(ids ? { ids: ids as string[] } : {}), ...(typeof table === 'string' ? { table } : {}) };
+  return {
+    ...(ids ? { ids: ids as string[] } : {}),
+    ...(typeof table === 'string' ? { table } : {}),
+    ...(typeof after === 'string' ? { after } : {}),
+  };
 }
 
 async function replay(deps: BackfillDeps, req: HttpRequest): Promise<Answer> {
@@ -116,7 +122,10 @@ async function replay(deps: BackfillDeps, req: HttpRequest): Promise<Answer> {
     failed: count('failed'),
     alreadyReplayed: count('already-replayed'),
   };
-  return { status: 200, body: { ...summary, more: out.more, results: out.results } };
+  return {
+    status: 200,
+    body: { ...summary, more: out.more, ...(out.next ? { next: out.next } : {}), results: out.results },
+  };
 }
 
 /** `{ "table": "Orders", "targets"?: ["replica" | "history", …] }`; a list of problems otherwise. */

@@ -102,6 +102,27 @@ describe('operator routes', () => {
     expect(status.deadLetters).toMatchObject({ pending: 0, replayed: 1 });
   });
 
+  it("replaying every pending letter goes past 100 letters that still fail, following the answer's next", async () => {
+    const h = new Harness({ config: { onBadRecord: 'dead-letter' } });
+    for (let i = 0; i < 101; i++) {
+      h.replica.rejectKeys.add(`{"Id":"${1000 + i}"}`);
+      h.script.commit(addMillis(T0, 100 + i), [{ table: 'Orders', id: 1000 + i, val: 'x' }]);
+    }
+    h.now = addMillis(T0, 1_000);
+    await settle(h);
+    expect((await call(h, 'GET', '/dead-letters')).json.counts).toMatchObject({ pending: 101 });
+    // The last letter's cause is fixed; the first 100 still fail.
+    h.replica.rejectKeys.delete('{"Id":"1100"}');
+    const first = await call(h, 'POST', '/dead-letters/replay');
+    expect(first.json).toMatchObject({ replayed: 0, failed: 100, more: true });
+    const next = first.json.next as string;
+    expect(typeof next).toBe('string');
+    const second = await call(h, 'POST', '/dead-letters/replay', { body: { after: next } });
+    expect(second.json).toMatchObject({ replayed: 1, failed: 0, more: false });
+    expect(second.json.next).toBeUndefined();
+    expect(h.replica.rows('orders').map((r) => r.Id)).toEqual(['1100']);
+  });
+
   it('bad replay and listing requests are named', async () => {
     const h = await rejecting('dead-letter');
     const notObject = await call(h, 'POST', '/dead-letters/replay', { body: [1] });
@@ -109,7 +130,7 @@ describe('operator routes', () => {
     const badIds = await call(h, 'POST', '/dead-letters/replay', { body: { ids: ['../etc'], extra: 1 } });
     expect(badIds.status).toBe(400);
     expect((badIds.json.error as { problems: string[] }).problems).toEqual([
-      'extra: unknown field (ids, table)',
+      'extra: unknown field (ids, table, after)',
       'ids[0]: "../etc" is not a dead-letter id',
     ]);
     const size = await call(h, 'GET', '/dead-letters', { query: { pageSize: '0' } });

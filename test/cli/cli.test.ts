@@ -116,7 +116,10 @@ describe('against a recording server', () => {
       });
       req.on('end', () => {
         seen.push({ method: req.method ?? '', url: req.url ?? '', auth: req.headers.authorization, body });
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true }));
+        // A replay of all letters answers a continuation once, as the route does past 100 letters.
+        const first = req.url === '/dead-letters/replay' && body === '{}';
+        const answer = first ? { more: true, next: 'Orders/n1' } : { ok: true };
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
       });
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
@@ -140,6 +143,15 @@ describe('against a recording server', () => {
       { method: 'POST', url: '/tables/forget', body: '{"table":"Orders","targets":["replica"]}' },
     ]);
     expect(seen.every((s) => s.auth === undefined)).toBe(true);
+  });
+
+  it("replays every dead letter by following the answer's next", async () => {
+    seen.length = 0;
+    await sluice('dead-letters', 'replay', '--url', base);
+    expect(seen.map(({ url: u, body }) => ({ url: u, body }))).toEqual([
+      { url: '/dead-letters/replay', body: '{}' },
+      { url: '/dead-letters/replay', body: '{"after":"Orders/n1"}' },
+    ]);
   });
 
   it('sends a given identity token, and asks ADC for one off loopback', async () => {

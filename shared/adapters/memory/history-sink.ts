@@ -190,6 +190,14 @@ export class MemoryHistorySink implements HistorySink {
 
   releaseStreams(_streams: string[]): void {}
 
+  /**
+   * BigQuery forgets every stream (a stream is garbage-collected some time after it was committed or expired,
+   * bigquery-storage-write.md §2.3/§2.4): later calls naming one find nothing; committed rows stay visible.
+   */
+  forgetStreams(): void {
+    this.streams.clear();
+  }
+
   /** The next append request fails with `error` — after `afterRequests` good ones; `applied`: rows go in first. */
   failNextAppend(error: unknown, opts: { afterRequests?: number; applied?: boolean } = {}): void {
     this.appendFaults.push({ error, afterRequests: opts.afterRequests ?? 0, applied: opts.applied ?? false });

@@ -15,6 +15,16 @@ export class MemoryObjectStore implements ObjectStore {
   private nextGeneration = 1_000_000n;
   /** Counts of calls by operation, for tests and benchmarks. */
   readonly calls = { read: 0, write: 0, delete: 0, list: 0 };
+  /** Errors the next writes of matching names throw before storing anything (Cloud Storage answers 503). */
+  private readonly writeFaults: { matches: (name: string) => boolean; error: unknown }[] = [];
+
+  /**
+   * The next write of a name `matches` accepts fails with `error` and stores nothing: Cloud Storage can answer
+   * 503 to any request (gcp-platform.md, retry guidance), and the caller must not take the write as done.
+   */
+  failNextWrite(matches: (name: string) => boolean, error: unknown): void {
+    this.writeFaults.push({ matches, error });
+  }
 
   async read(name: string): Promise<StoredObject | undefined> {
     this.calls.read++;
@@ -24,6 +34,8 @@ export class MemoryObjectStore implements ObjectStore {
 
   async write(name: string, data: Buffer, options: WriteOptions): Promise<WriteOutcome> {
     this.calls.write++;
+    const fault = this.writeFaults.findIndex((f) => f.matches(name));
+    if (fault >= 0) throw this.writeFaults.splice(fault, 1)[0]!.error;
     const current = this.objects.get(name);
     const expected = options.ifGeneration === 0 ? undefined : options.ifGeneration;
     if (current?.generation !== expected) return { ok: false, reason: 'conflict' };

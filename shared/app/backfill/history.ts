@@ -59,12 +59,15 @@ export class PendingHistory {
 
 /**
  * Commits the partition's claimed history stream, if there is a claim. `none`: no claim yet (read the
- * partition); `committed`: its history is in (with the claim's row count).
- * @throws SluiceError (`retryable`) when the claimed stream is gone: the claim is removed and the retry
- *   reads the partition again.
+ * partition); `committed`: its history is in (with the claim's row count). The claim records `sent` before
+ * BatchCommit and `done` after it (ADR-2111), so a retry after a later failure (the done marker's write)
+ * never takes a stream BigQuery has since forgotten for one that expired uncommitted.
+ * @throws SluiceError `retryable` when the claimed stream expired uncommitted (the claim is removed and the
+ *   retry reads the partition again); `permanent` when it is gone after a commit was sent, since reading the
+ *   partition again could append its history twice.
  */
 export async function commitClaimed(
-  deps: Pick<BackfillDeps, 'history' | 'log'>,
+  deps: Pick<BackfillDeps, 'history' | 'log' | 'now'>,
   jobs: JobStore,
   job: BackfillJob,
   index: number,
@@ -72,12 +75,31 @@ export async function commitClaimed(
 ): Promise<{ kind: 'none' } | { kind: 'committed'; rows: number }> {
   const held = await jobs.readHistoryClaim(job.id, index);
   if (!held) return { kind: 'none' };
-  const outcome = await deps.history.commitStream(destination, held.claim.stream);
-  if (outcome === 'committed') return { kind: 'committed', rows: held.claim.rows };
-  await jobs.dropHistoryClaim(job.id, index, held.generation);
-  deps.log.warn('backfill.history-stream-gone', { job: job.id, partition: index, stream: held.claim.stream });
+  const { claim } = held;
+  if (claim.commit === 'done') return { kind: 'committed', rows: claim.rows };
+  const sent = { ...claim, commit: 'sent' as const };
+  const generation =
+    claim.commit === 'sent'
+      ? held.generation
+      : await jobs.recordHistoryCommit(job.id, index, sent, held.generation, deps.now());
+  const outcome = await deps.history.commitStream(destination, claim.stream);
+  if (outcome === 'committed') {
+    await jobs.recordHistoryCommit(job.id, index, { ...claim, commit: 'done' }, generation, deps.now());
+    return { kind: 'committed', rows: claim.rows };
+  }
+  if (claim.commit === 'sent') throw commitUnknown(job, index, claim.stream);
+  await jobs.dropHistoryClaim(job.id, index, generation);
+  deps.log.warn('backfill.history-stream-gone', { job: job.id, partition: index, stream: claim.stream });
   throw new SluiceError(
     'retryable',
-    `backfill ${job.id} partition ${index}: its history stream ${held.claim.stream} expired before it was committed; the partition is read again`,
+    `backfill ${job.id} partition ${index}: its history stream ${claim.stream} expired before it was committed; the partition is read again`,
+  );
+}
+
+/** A commit was sent and BigQuery no longer knows the stream: whether its rows are in cannot be told. */
+function commitUnknown(job: BackfillJob, index: number, stream: string): SluiceError {
+  return new SluiceError(
+    'permanent',
+    `backfill ${job.id} partition ${index}: a commit of its history stream ${stream} was sent and BigQuery no longer knows the stream, so whether its rows are in the history table cannot be told; check the history table for server_transaction_id 'backfill-${job.id}' before backfilling this partition again`,
   );
 }

@@ -164,6 +164,31 @@ export class JobStore {
     return object && { claim: decodeHistoryClaim(object.data), generation: object.generation };
   }
 
+  /**
+   * Rewrites the claim (still at `generation`) to record how far its commit got; the new generation. Another
+   * delivery of the task may have recorded the same step (or a later one) first: that generation is returned.
+   * @throws SluiceError (`retryable`) when the claim changed otherwise.
+   */
+  async recordHistoryCommit(
+    id: string,
+    index: number,
+    claim: HistoryClaim,
+    generation: string,
+    at: Timestamp,
+  ): Promise<string> {
+    const outcome = await this.store.write(
+      jobObjects.historyClaim(this.pipeline, id, index),
+      Buffer.from(JSON.stringify(claim)),
+      { ifGeneration: generation, contentType: 'application/json', customTime: customTimeOf(at) },
+    );
+    if (outcome.ok) return outcome.generation;
+    const held = await this.readHistoryClaim(id, index);
+    const same = held?.claim.stream === claim.stream;
+    if (held && same && (held.claim.commit === claim.commit || held.claim.commit === 'done'))
+      return held.generation;
+    throw new SluiceError('retryable', `history claim of backfill ${id} partition ${index} changed under us`);
+  }
+
   /** Removes a claim whose stream BigQuery no longer knows (the partition is then read again). */
   async dropHistoryClaim(id: string, index: number, generation: string): Promise<void> {
     await this.store.delete(jobObjects.historyClaim(this.pipeline, id, index), generation);

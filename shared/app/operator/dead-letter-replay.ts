@@ -71,28 +71,40 @@ async function replayOne(deps: ReplayDeps, id: string): Promise<LetterReplay> {
 }
 
 /**
- * Replays the letters named, or every pending letter (of `table` when given), at most {@link MAX_REPLAY} per
- * call. @throws SluiceError (retryable) when a service failed: the caller may simply call again.
+ * Replays the letters named, or every pending letter (of `table` when given) after the id `after` in name
+ * order, at most {@link MAX_REPLAY} per call. `next` (with `more`): the id to pass as `after` to go on, so
+ * letters that still fail never keep the later ones from being tried (ADR-2112).
+ * @throws SluiceError (retryable) when a service failed: the caller may simply call again.
  */
 export async function replayDeadLetters(
   deps: ReplayDeps,
-  request: { ids?: string[]; table?: string },
-): Promise<{ results: LetterReplay[]; more: boolean }> {
+  request: { ids?: string[]; table?: string; after?: string },
+): Promise<{ results: LetterReplay[]; more: boolean; next?: string }> {
   let ids = request.ids;
   let more = false;
   if (!ids) {
-    ids = [];
-    let pageToken: string | undefined;
-    do {
-      const page = await deps.deadLetters.page({ ...(pageToken ? { pageToken } : {}), pageSize: 1000 });
-      for (const s of page.items)
-        if (s.state === 'pending' && (!request.table || s.table === request.table)) ids.push(s.id);
-      pageToken = page.nextPageToken;
-    } while (pageToken && ids.length <= MAX_REPLAY);
-    more = ids.length > MAX_REPLAY || pageToken !== undefined;
-    ids = ids.slice(0, MAX_REPLAY);
+    const pending = await pendingAfter(deps, request);
+    more = pending.more;
+    ids = pending.ids;
   }
   const results: LetterReplay[] = [];
   for (const id of ids) results.push(await replayOne(deps, id));
-  return { results, more };
+  return { results, more, ...(more ? { next: ids.at(-1)! } : {}) };
+}
+
+/** The first {@link MAX_REPLAY} pending letters after `after` (ids in name order), and whether more follow. */
+async function pendingAfter(
+  deps: ReplayDeps,
+  request: { table?: string; after?: string },
+): Promise<{ ids: string[]; more: boolean }> {
+  const ids: string[] = [];
+  let pageToken: string | undefined;
+  do {
+    const page = await deps.deadLetters.page({ ...(pageToken ? { pageToken } : {}), pageSize: 1000 });
+    for (const s of page.items)
+      if (s.state === 'pending' && (!request.table || s.table === request.table))
+        if (!request.after || s.id > request.after) ids.push(s.id);
+    pageToken = page.nextPageToken;
+  } while (pageToken && ids.length <= MAX_REPLAY);
+  return { ids: ids.slice(0, MAX_REPLAY), more: ids.length > MAX_REPLAY || pageToken !== undefined };
 }

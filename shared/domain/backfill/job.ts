@@ -155,12 +155,18 @@ export interface HistoryClaim {
   historyRows: number;
   /** Snapshot rows of the partition (what its done marker records). */
   rows: number;
+  /**
+   * How far the commit got (ADR-2111): `sent` is written before BatchCommit is called, `done` once it answered
+   * committed. BigQuery forgets streams, so only this record tells a committed stream from an expired one.
+   */
+  commit?: 'sent' | 'done';
 }
 
 const historyClaimSchema = z.strictObject({
   stream: z.string().min(1),
   historyRows: z.number().int().min(0),
   rows: z.number().int().min(0),
+  commit: z.enum(['sent', 'done']).optional(),
 });
 
 /** Parses a stored history claim. */

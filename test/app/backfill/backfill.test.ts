@@ -199,6 +199,58 @@ describe('partition workers', () => {
     expect(h.replica.rows('orders')).toHaveLength(6);
   });
 
+  it('a retry after the done marker failed never re-appends a committed partition, even when BigQuery forgot the stream', async () => {
+    const h = harness();
+    seedOrders(h, 4);
+    const job = await start(h, { tables: ['Orders'] });
+    const tasks = h.queue.drain().map((t) => parsePartitionTask(t.body));
+    const first = tasks.find((t) => t.partition === 0)!;
+    const unavailable = Object.assign(new Error('503 Service Unavailable'), { code: 503 });
+    h.store.failNextWrite((name) => name.endsWith('/done/000000.json'), unavailable);
+    await expect(runPartition(h.deps, first)).rejects.toThrow('503');
+    const committed = h.history.rows.length;
+    h.history.forgetStreams();
+    // Cloud Tasks delivers again while the answer is a retry.
+    for (let attempt = 0; attempt < 3; attempt++)
+      if (
+        await runPartition(h.deps, first).then(
+          () => true,
+          () => false,
+        )
+      )
+        break;
+    for (const t of tasks.filter((t) => t !== first)) await runPartition(h.deps, t);
+    expect(committed).toBeGreaterThan(0);
+    expect(await getBackfill(h.deps, job.id)).toMatchObject({ state: 'succeeded', rowsWritten: 4 });
+    expect(h.history.rows).toHaveLength(4);
+    expect(new Set(h.history.rows.map((r) => r.change_id)).size).toBe(4);
+  });
+
+  it('a commit sent but never recorded, its stream since forgotten, fails the job by name instead of re-reading', async () => {
+    const h = harness();
+    seedOrders(h, 4);
+    const job = await start(h, { tables: ['Orders'] });
+    const first = h.queue
+      .drain()
+      .map((t) => parsePartitionTask(t.body))
+      .find((t) => t.partition === 0)!;
+    const unavailable = Object.assign(new Error('503 Service Unavailable'), { code: 503 });
+    let claimWrites = 0;
+    // The second write of the claim (recording the commit done) answers 503.
+    h.store.failNextWrite(
+      (name) => name.endsWith('/history/000000.json') && ++claimWrites === 3,
+      unavailable,
+    );
+    await expect(runPartition(h.deps, first)).rejects.toThrow('503');
+    const rows = h.history.rows.length;
+    h.history.forgetStreams();
+    expect(await runPartition(h.deps, first)).toMatchObject({ kind: 'failed' });
+    expect((await getBackfill(h.deps, job.id))?.error).toMatch(
+      /whether its rows are in the history table cannot be told/,
+    );
+    expect(h.history.rows).toHaveLength(rows);
+  });
+
   it('cancel turns the remaining tasks into no-ops', async () => {
     const h = harness();
     seedOrders(h, 6);
