@@ -19,6 +19,11 @@ export interface RunIO {
   screen: Screen;
   /** Resolves when the user asks to stop (Ctrl-C). */
   interrupted: Promise<void>;
+  /**
+   * Called once the pipeline runs (the scheduler wrote the ledger): from then on every change committed
+   * is replicated, so this is when `npm start` prints its ready line.
+   */
+  running?: () => void;
 }
 
 function viewState(stack: LocalStack, workload: Workload | null): ViewState {
@@ -102,6 +107,7 @@ export async function runLocal(stack: LocalStack, options: StartOptions, io: Run
   // The first tick starts the pipeline at "now"; the workload must only write after that, or its first
   // changes would predate the stream's start and be missing from history.
   await startPipeline(stack, io);
+  io.running?.();
   // The tick that started the ledger sent the pipeline's START event: show the graph it carried.
   await printLineage(stack, (line) => io.screen.print(line));
   if (workload && options.backfill) await backfillProducts(stack, workload, io);
