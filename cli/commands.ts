@@ -2,8 +2,9 @@
  * The CLI's commands, each one call (or a polling loop) on the operator function's routes: status,
  * backfills, failed partitions, dead letters and forgotten tables. Output goes through `io` so tests capture it.
  */
-import { formatJob, formatProgress, formatStatus } from './format';
+import { formatJob, formatProgress } from './format';
 import type { OperatorClient } from './operator-client';
+import { formatStatus, statusProblems } from './status-view';
 
 /** Where a command writes, and whether it may redraw a line (a terminal). */
 export interface CommandIO {
@@ -21,6 +22,9 @@ export interface Invocation {
 
 type Json = Record<string, unknown>;
 
+/** `status`'s exit code when something is wrong (documented in the usage text). */
+export const EXIT_UNHEALTHY = 3;
+
 function print(io: CommandIO, flags: Invocation['flags'], body: unknown, text: () => string): void {
   io.out(flags.json ? JSON.stringify(body, null, 2) : text());
 }
@@ -28,7 +32,7 @@ function print(io: CommandIO, flags: Invocation['flags'], body: unknown, text: (
 async function status(client: OperatorClient, inv: Invocation, io: CommandIO): Promise<number> {
   const { body } = await client.call('GET', '/status');
   print(io, inv.flags, body, () => formatStatus(body));
-  return 0;
+  return statusProblems(body).length > 0 ? EXIT_UNHEALTHY : 0;
 }
 
 function backfillRequest(inv: Invocation): Json {

@@ -20,7 +20,9 @@ commands:
   tables forget <table> [--targets replica,history]
                                            a BigQuery table removed on purpose starts anew (then retry)
 The URL defaults to $SLUICE_OPERATOR_URL: the stack output backfillUrl, or the local stack's
-functions.backfill. Exit codes: 0 done, 1 the call or the backfill failed, 2 bad command line.`;
+functions.backfill. Exit codes: 0 done, 1 the call or the backfill failed, 2 bad command line,
+3 status found something wrong (a stopped pipeline, a failed partition, a failing table, pending dead
+letters, a stalled lease, retention in danger: each is printed, and summed up in the unhealthy: line).`;
 
 const SWITCHES = new Set(['wait', 'json', 'dataBoost', 'help']);
 const WORDS: Record<string, number> = { status: 1, backfill: 2, partitions: 2, 'dead-letters': 2, tables: 2 };
