@@ -83,10 +83,39 @@ async function backfillProducts(stack: LocalStack, workload: Workload, io: RunIO
   io.screen.print(`backfill of ${stack.schema.products.name} requested: HTTP ${res.status}`);
 }
 
+/** `npm start`'s exit code when the pipeline stopped on its configuration (docs/local.md). */
+export const STOPPED_EXIT = 3;
+
+/** Raised when the scheduler stopped the pipeline: nothing will replicate until the configuration is fixed. */
+class PipelineStopped extends Error {}
+
+/** The full reason when the manifest says `stopped` (every line of it), else null. */
+function stoppedReason(stack: LocalStack): string | null {
+  const p = stack.progress();
+  return p.state === 'stopped' ? (p.reason ?? 'no reason recorded') : null;
+}
+
+/**
+ * Resolves with the reason once the pipeline is stopped: waiting for catch-up then cannot end well, so the
+ * run ends at once instead of spending the whole catch-up timeout.
+ */
+function whenStopped(stack: LocalStack): { stopped: Promise<string>; cancel: () => void } {
+  let timer: NodeJS.Timeout | undefined;
+  const stopped = new Promise<string>((resolve) => {
+    timer = setInterval(() => {
+      const reason = stoppedReason(stack);
+      if (reason !== null) resolve(reason);
+    }, 500);
+  });
+  return { stopped, cancel: () => clearInterval(timer) };
+}
+
 /** Ticks until the scheduler has started the pipeline (it answers 200 once the ledger is written). */
 async function startPipeline(stack: LocalStack, io: RunIO): Promise<void> {
   for (let attempt = 1; attempt <= 20; attempt++) {
     const { status, body } = await stack.tick();
+    const reason = stoppedReason(stack);
+    if (reason !== null) throw new PipelineStopped(reason);
     if (status === 200) return;
     if (attempt === 20)
       throw new Error(`the scheduler did not start the pipeline: HTTP ${status} ${JSON.stringify(body)}`);
@@ -97,6 +126,17 @@ async function startPipeline(stack: LocalStack, io: RunIO): Promise<void> {
 
 /** Runs until the duration ends or `io.interrupted` resolves, then catches up and verifies. */
 export async function runLocal(stack: LocalStack, options: StartOptions, io: RunIO): Promise<number> {
+  try {
+    return await runUntilVerdict(stack, options, io);
+  } catch (err) {
+    if (!(err instanceof PipelineStopped)) throw err;
+    await stack.stopTicking();
+    io.screen.print(`pipeline stopped: ${err.message}\nnothing replicates until this is fixed; no verdict`);
+    return STOPPED_EXIT;
+  }
+}
+
+async function runUntilVerdict(stack: LocalStack, options: StartOptions, io: RunIO): Promise<number> {
   const seed = options.seed ?? freshSeed();
   const workload = options.workload ? stack.workload(seed) : null;
   if (workload) io.screen.print(`workload seed ${seed} (replay with --seed ${seed})`);
@@ -114,15 +154,41 @@ export async function runLocal(stack: LocalStack, options: StartOptions, io: Run
   stack.startTicking(options.tickMs);
   workload?.start(Math.max(1, Math.round(1000 / options.rate)));
   const stopView = startView(stack, workload, io);
+  const watch = whenStopped(stack);
+  const stopped = watch.stopped.then((reason) => {
+    throw new PipelineStopped(reason);
+  });
+  stopped.catch(() => {});
+  try {
+    return await runAndVerify(stack, options, io, { workload, stopView, stopped, seed });
+  } catch (err) {
+    await workload?.stop();
+    stopView();
+    throw err;
+  } finally {
+    watch.cancel();
+  }
+}
+
+async function runAndVerify(
+  stack: LocalStack,
+  options: StartOptions,
+  io: RunIO,
+  run: { workload: Workload | null; stopView: () => void; stopped: Promise<never>; seed: number },
+): Promise<number> {
+  const { workload, stopView, stopped, seed } = run;
   const duration =
     options.durationSeconds === undefined
       ? new Promise<void>(() => {})
       : new Promise<void>((r) => setTimeout(r, (options.durationSeconds ?? 0) * 1000).unref());
-  await Promise.race([duration, io.interrupted]);
+  await Promise.race([duration, io.interrupted, stopped]);
   await workload?.stop();
   const target = workload?.lastCommit ?? fromNanos(stack.emulators.spanner.admin.nowNs());
   io.screen.print(`catching up to ${formatTimestamp(target)} (the last commit)…`);
-  const caughtUp = await stack.waitForCatchUp(target, options.catchUpTimeoutSeconds * 1000);
+  const caughtUp = await Promise.race([
+    stack.waitForCatchUp(target, options.catchUpTimeoutSeconds * 1000),
+    stopped,
+  ]);
   stopView();
   await stack.stopTicking();
   if (!caughtUp) io.screen.print(`not caught up after ${options.catchUpTimeoutSeconds}s`);
