@@ -2,6 +2,7 @@
  * The CLI's commands, each one call (or a polling loop) on the operator function's routes: status,
  * backfills, failed partitions, dead letters and forgotten tables. Output goes through `io` so tests capture it.
  */
+import { formatDeadLetters, formatReplay, formatRetry, replaySucceeded } from './failure-view';
 import { formatJob, formatProgress } from './format';
 import type { OperatorClient } from './operator-client';
 import { formatStatus, statusProblems } from './status-view';
@@ -114,7 +115,7 @@ async function partitions(client: OperatorClient, inv: Invocation, io: CommandIO
   const partition = inv.flags.partition;
   const query = typeof partition === 'string' ? `?partition=${encodeURIComponent(partition)}` : '';
   const { body } = await client.call('POST', `/partitions/retry${query}`);
-  print(io, inv.flags, body, () => `retry: ${JSON.stringify(body)}`);
+  print(io, inv.flags, body, () => formatRetry(body));
   return 0;
 }
 
@@ -128,16 +129,16 @@ async function deadLetters(client: OperatorClient, inv: Invocation, io: CommandI
     }
     const query = params.size > 0 ? `?${params}` : '';
     const { body } = await client.call('GET', `/dead-letters${query}`);
-    print(io, inv.flags, body, () => JSON.stringify(body, null, 2));
+    print(io, inv.flags, body, () => formatDeadLetters(body));
     return 0;
   }
   if (sub === 'replay') {
     const ids = inv.positional;
     const { body } = await client.call('POST', '/dead-letters/replay', ids.length ? { ids } : {});
-    print(io, inv.flags, body, () => `replay: ${JSON.stringify(body)}`);
-    return 0;
+    print(io, inv.flags, body, () => formatReplay(body));
+    return replaySucceeded(body) ? 0 : 1;
   }
-  throw new UsageProblem('dead-letters list [--page-token <t>] | replay [<id>…]');
+  throw new UsageProblem('dead-letters list [--table <t>] [--page-token <t>] | replay [<id>…]');
 }
 
 async function tables(client: OperatorClient, inv: Invocation, io: CommandIO): Promise<number> {

@@ -15,8 +15,9 @@ commands:
                                            [--read-timestamp <RFC 3339>] [--data-boost] [--max-partitions <n>]
   backfill list | show <id> | cancel <id>
   partitions retry [--partition <id>]      retry failed partitions (all, or one)
-  dead-letters list [--page-token <t>]     records the pipeline set aside
-  dead-letters replay [<id>…]              re-apply them after the cause is fixed
+  dead-letters list [--table <t>] [--page-token <t>]
+                                           records the pipeline set aside
+  dead-letters replay [<id>…]              re-apply them after the cause is fixed (exit 1 if any failed)
   tables forget <table> [--targets replica,history]
                                            a BigQuery table removed on purpose starts anew (then retry)
 The URL defaults to $SLUICE_OPERATOR_URL: the stack output backfillUrl, or the local stack's

@@ -79,3 +79,18 @@ it('shows a failing table, pending dead letters and a failed partition; exits 3'
   expect(out).not.toContain('undefined');
   expect(code).toBe(3);
 }, 240_000);
+
+it('lists the dead letters as a table, and a replay in which every letter failed exits 1', async () => {
+  const url = stack.ready.functions.backfill!;
+  const listed = await sluice('dead-letters', 'list', '--url', url);
+  expect(listed.code).toBe(0);
+  expect(listed.out).toMatch(/^id +state +table +records +reason +source +updated$/m);
+  expect(listed.out).toMatch(/^Customers\/\S+ +pending +Customers +1 +permanent:RowsRejectedError /m);
+  expect(listed.out).toContain('pending 2 (2 records), replayed 0');
+  // The replica still requires an email: both replays fail, and the command says so.
+  const replay = await sluice('dead-letters', 'replay', '--url', url);
+  expect(replay.out).toMatch(/^failed +Customers\/\S+ +.+/m);
+  expect(replay.out).toContain('replayed 0, failed 2');
+  expect(replay.code).toBe(1);
+  expect((await sluice('--help')).out).toContain('dead-letters list [--table <t>]');
+}, 60_000);
