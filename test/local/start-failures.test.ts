@@ -163,3 +163,10 @@ it('ends at once with the full reason and exit 3 when the pipeline is stopped on
   expect(Date.now() - started).toBeLessThan(60_000);
   expect(processesWith(FUNCTION_HOST, '--lifeline')).toEqual([]);
 }, 90_000);
+
+it('calls an unknown flag without a value an unknown flag', async () => {
+  const { code, output } = await run('--bogus');
+  expect(code).toBe(2);
+  expect(output).toContain('--bogus: unknown flag');
+  expect(output).not.toContain('needs a value');
+}, 60_000);
