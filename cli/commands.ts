@@ -2,8 +2,10 @@
  * The CLI's commands, each one call (or a polling loop) on the operator function's routes: status,
  * backfills, failed partitions, dead letters and forgotten tables. Output goes through `io` so tests capture it.
  */
-import { formatJob, formatProgress, formatStatus } from './format';
+import { formatDeadLetters, formatReplay, formatRetry, replaySucceeded } from './failure-view';
+import { formatJob, formatProgress } from './format';
 import type { OperatorClient } from './operator-client';
+import { formatStatus, statusProblems } from './status-view';
 
 /** Where a command writes, and whether it may redraw a line (a terminal). */
 export interface CommandIO {
@@ -21,6 +23,9 @@ export interface Invocation {
 
 type Json = Record<string, unknown>;
 
+/** `status`'s exit code when something is wrong (documented in the usage text). */
+export const EXIT_UNHEALTHY = 3;
+
 function print(io: CommandIO, flags: Invocation['flags'], body: unknown, text: () => string): void {
   io.out(flags.json ? JSON.stringify(body, null, 2) : text());
 }
@@ -28,7 +33,7 @@ function print(io: CommandIO, flags: Invocation['flags'], body: unknown, text: (
 async function status(client: OperatorClient, inv: Invocation, io: CommandIO): Promise<number> {
   const { body } = await client.call('GET', '/status');
   print(io, inv.flags, body, () => formatStatus(body));
-  return 0;
+  return statusProblems(body).length > 0 ? EXIT_UNHEALTHY : 0;
 }
 
 function backfillRequest(inv: Invocation): Json {
@@ -110,7 +115,7 @@ async function partitions(client: OperatorClient, inv: Invocation, io: CommandIO
   const partition = inv.flags.partition;
   const query = typeof partition === 'string' ? `?partition=${encodeURIComponent(partition)}` : '';
   const { body } = await client.call('POST', `/partitions/retry${query}`);
-  print(io, inv.flags, body, () => `retry: ${JSON.stringify(body)}`);
+  print(io, inv.flags, body, () => formatRetry(body));
   return 0;
 }
 
@@ -124,22 +129,25 @@ async function deadLetters(client: OperatorClient, inv: Invocation, io: CommandI
     }
     const query = params.size > 0 ? `?${params}` : '';
     const { body } = await client.call('GET', `/dead-letters${query}`);
-    print(io, inv.flags, body, () => JSON.stringify(body, null, 2));
+    print(io, inv.flags, body, () => formatDeadLetters(body));
     return 0;
   }
   if (sub === 'replay') {
     const ids = inv.positional;
-    // "Replay all" follows the answer's `next` until no letter is left (ADR-2112); each page is printed.
+    // "Replay all" follows the answer's `next` until no letter is left (ADR-2112); each page is printed, and
+    // the exit code says whether every letter of every page was replayed.
     let request: Record<string, unknown> = ids.length ? { ids } : {};
+    let ok = true;
     for (;;) {
       const { body } = await client.call('POST', '/dead-letters/replay', request);
-      print(io, inv.flags, body, () => `replay: ${JSON.stringify(body)}`);
+      print(io, inv.flags, body, () => formatReplay(body));
+      ok = replaySucceeded(body) && ok;
       const next = (body as { next?: unknown }).next;
-      if (ids.length || typeof next !== 'string') return 0;
+      if (ids.length || typeof next !== 'string') return ok ? 0 : 1;
       request = { after: next };
     }
   }
-  throw new UsageProblem('dead-letters list [--page-token <t>] | replay [<id>…]');
+  throw new UsageProblem('dead-letters list [--table <t>] [--page-token <t>] | replay [<id>…]');
 }
 
 async function tables(client: OperatorClient, inv: Invocation, io: CommandIO): Promise<number> {

@@ -11,32 +11,6 @@ type Json = Record<string, unknown>;
 const obj = (v: unknown): Json => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : {});
 const list = (v: unknown): Json[] => (Array.isArray(v) ? v.map(obj) : []);
 
-/** The status document, a few lines a person reads. */
-export function formatStatus(status: unknown): string {
-  const s = obj(status);
-  const p = obj(s.partitions);
-  const lines = [
-    `pipeline    ${String(s.pipeline ?? '?')}  ${String(s.state ?? '?')}${s.reason ? ` — ${String(s.reason)}` : ''}`,
-    `watermark   ${String(s.watermark ?? '-')}  (lag ${s.lagSeconds ?? '-'} s)  updated ${String(s.updatedAt ?? '-')}`,
-    `partitions  ${['waiting', 'ready', 'leased', 'finished', 'failed'].map((k) => `${k} ${String(p[k] ?? 0)}`).join('  ')}  total ${String(p.total ?? 0)}`,
-  ];
-  for (const slow of list(s.slowest).slice(0, 5)) {
-    lines.push(`  slow      ${String(slow.partition)}  ${String(slow.lagSeconds)} s behind`);
-  }
-  for (const e of list(s.lastErrors).slice(0, 5)) {
-    lines.push(
-      `  error     ${String(e.at ?? '')} ${e.partition ? `${String(e.partition)} ` : ''}${String(e.kind)}: ${String(e.message)}`,
-    );
-  }
-  for (const t of list(s.tables)) {
-    const columns = Array.isArray(t.columns) ? t.columns.length : undefined;
-    lines.push(
-      `  table     ${String(t.name ?? t.source ?? '?')}${columns !== undefined ? ` (${columns} columns)` : ''}`,
-    );
-  }
-  return lines.join('\n');
-}
-
 /** One backfill job on one line. */
 export function formatJob(job: unknown): string {
   const j = obj(job);

@@ -15,12 +15,15 @@ commands:
                                            [--read-timestamp <RFC 3339>] [--data-boost] [--max-partitions <n>]
   backfill list | show <id> | cancel <id>
   partitions retry [--partition <id>]      retry failed partitions (all, or one)
-  dead-letters list [--page-token <t>]     records the pipeline set aside
-  dead-letters replay [<id>…]              re-apply them after the cause is fixed
+  dead-letters list [--table <t>] [--page-token <t>]
+                                           records the pipeline set aside
+  dead-letters replay [<id>…]              re-apply them after the cause is fixed (exit 1 if any failed)
   tables forget <table> [--targets replica,history]
                                            a BigQuery table removed on purpose starts anew (then retry)
 The URL defaults to $SLUICE_OPERATOR_URL: the stack output backfillUrl, or the local stack's
-functions.backfill. Exit codes: 0 done, 1 the call or the backfill failed, 2 bad command line.`;
+functions.backfill. Exit codes: 0 done, 1 the call or the backfill failed, 2 bad command line,
+3 status found something wrong (a stopped pipeline, a failed partition, a failing table, pending dead
+letters, a stalled lease, retention in danger: each is printed, and summed up in the unhealthy: line).`;
 
 const SWITCHES = new Set(['wait', 'json', 'dataBoost', 'help']);
 const WORDS: Record<string, number> = { status: 1, backfill: 2, partitions: 2, 'dead-letters': 2, tables: 2 };

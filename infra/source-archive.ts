@@ -28,6 +28,7 @@ export function sourceArchiveEntries(root: string): ArchiveEntry[] {
   if (!exists(join(root, main))) {
     throw new Error(`the function source is not built: ${main} is missing; run \`npm run build\` first`);
   }
+  refuseStaleBuild(root);
   const entries: ArchiveEntry[] = [
     { path: 'package.json', content: Buffer.from(neutralisedPackageJson(pkg)) },
     { path: 'package-lock.json', content: readFileSync(join(root, 'package-lock.json')) },
@@ -40,6 +41,33 @@ export function sourceArchiveEntries(root: string): ArchiveEntry[] {
     }
   }
   return entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+/**
+ * The source files under `shared/` and `functions/` whose compiled file in `dist/` is missing or older than
+ * them: a change made without `npm run build` would otherwise deploy the old code, silently.
+ */
+export function staleBuildFiles(root: string): string[] {
+  const stale: string[] = [];
+  for (const dir of SHIPPED_DIRS) {
+    const sourceDir = dir.slice('dist/'.length);
+    for (const file of walk(join(root, sourceDir))) {
+      if (!file.endsWith('.ts') || file.endsWith('.test.ts') || file.endsWith('.d.ts')) continue;
+      const source = relative(root, file).split(sep).join(posix.sep);
+      const built = join(root, 'dist', `${source.slice(0, -'.ts'.length)}.js`);
+      if (!exists(built) || statSync(built).mtimeMs < statSync(file).mtimeMs) stale.push(source);
+    }
+  }
+  return stale.sort();
+}
+
+function refuseStaleBuild(root: string): void {
+  const stale = staleBuildFiles(root);
+  if (stale.length === 0) return;
+  const shown = stale.slice(0, 10).join(', ') + (stale.length > 10 ? ` and ${stale.length - 10} more` : '');
+  throw new Error(
+    `the function build in dist/ is older than its sources (${shown}): run \`npm run build\` first, or the old code would be deployed`,
+  );
 }
 
 /**

@@ -124,6 +124,12 @@ function readFlags(argv: string[], problems: string[]): RawFlags {
       ? [arg.slice(2, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)]
       : [arg.slice(2), undefined];
     const key = camel(flag);
+    if (!(key in schema.shape)) {
+      // An unknown flag is reported as such, and takes no value: what follows is read as the next flag.
+      const near = nearest(key, Object.keys(schema.shape));
+      problems.push(`--${flag}: unknown flag${near ? ` (did you mean --${kebab(near)}?)` : ''}`);
+      continue;
+    }
     if (SWITCHES.has(key)) {
       out[key] = true;
       continue;

@@ -17,11 +17,30 @@ export interface LedgerReader {
 export interface PipelineProgress {
   /** null before the scheduler created the manifest. */
   epoch: number | null;
+  /** The manifest's state (`starting`, `running`, `stopped`); null before it exists. */
+  state: string | null;
+  /** Why the pipeline is stopped (the full text, every line of it); null otherwise. */
+  reason: string | null;
   /** Minimum position over unfinished partitions; null when there is none. */
   watermark: Timestamp | null;
   partitions: Record<PartitionState, number>;
   /** Last error recorded on any entry (`lastError.message`), most recent first, at most 5. */
   errors: string[];
+}
+
+/**
+ * The scheduler's last status object when it says `stopped`: a configuration the database cannot serve
+ * stops the pipeline in the status only, the manifest is left alone (ADR-1507).
+ */
+function stoppedStatus(ledger: LedgerReader, bucket: string, pipeline: string): string | null {
+  const text = ledger.read(bucket, `${pipeline}/status.json`);
+  if (!text) return null;
+  try {
+    const status = JSON.parse(text.toString('utf8')) as { state?: unknown; reason?: unknown };
+    return status.state === 'stopped' ? String(status.reason ?? 'no reason recorded') : null;
+  } catch {
+    return null;
+  }
 }
 
 /** Reads the ledger of `pipeline` from `bucket`. */
@@ -34,8 +53,16 @@ export function readProgress(ledger: LedgerReader, bucket: string, pipeline: str
     failed: 0,
   };
   const manifestText = ledger.read(bucket, `${pipeline}/manifest.json`);
-  if (!manifestText) return { epoch: null, watermark: null, partitions, errors: [] };
-  const { epoch } = parseManifest(manifestText.toString('utf8'));
+  if (!manifestText) {
+    const stopped = stoppedStatus(ledger, bucket, pipeline);
+    const state = stopped === null ? null : 'stopped';
+    return { epoch: null, state, reason: stopped, watermark: null, partitions, errors: [] };
+  }
+  const manifest = parseManifest(manifestText.toString('utf8'));
+  const { epoch } = manifest;
+  const stopped = stoppedStatus(ledger, bucket, pipeline);
+  const state = stopped === null ? manifest.state : 'stopped';
+  const reason = stopped ?? manifest.reason;
   const prefix = `${pipeline}/partitions/e${epoch}/`;
   const entries = ledger
     .objects(bucket)
@@ -53,6 +80,8 @@ export function readProgress(ledger: LedgerReader, bucket: string, pipeline: str
   errors.sort((a, b) => (a.at < b.at ? 1 : a.at > b.at ? -1 : 0));
   return {
     epoch,
+    state,
+    reason,
     watermark: watermark(entries, epoch),
     partitions,
     errors: errors.slice(0, 5).map((e) => e.message),

@@ -24,7 +24,8 @@ export function describeLogLine(line: FunctionLogLine): string {
   if (!line.json) return `${line.function}: ${line.text}`;
   const event = String(line.json.message ?? '');
   const error = errorOf(line.json);
-  return `${line.function}: ${event}${error ? `: ${error.split('\n')[0]}` : ''}`;
+  // A reason of several lines (a list of problems) reads on one line rather than stopping at its first.
+  return `${line.function}: ${event}${error ? `: ${error.split('\n').join(' ')}` : ''}`;
 }
 
 const NOT_SHOWN = new Set([

@@ -19,6 +19,11 @@ export interface RunIO {
   screen: Screen;
   /** Resolves when the user asks to stop (Ctrl-C). */
   interrupted: Promise<void>;
+  /**
+   * Called once the pipeline runs (the scheduler wrote the ledger): from then on every change committed
+   * is replicated, so this is when `npm start` prints its ready line.
+   */
+  running?: () => void;
 }
 
 function viewState(stack: LocalStack, workload: Workload | null): ViewState {
@@ -78,10 +83,57 @@ async function backfillProducts(stack: LocalStack, workload: Workload, io: RunIO
   io.screen.print(`backfill of ${stack.schema.products.name} requested: HTTP ${res.status}`);
 }
 
+/**
+ * Stream rows each history table holds now: on state restored from `--data-dir` these are the earlier runs'
+ * rows, which this run's journal does not hold, and the verdict counts them on top of its mods.
+ */
+function historyStreamRows(stack: LocalStack): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const t of stack.schema.tables) {
+    if (!t.history) continue;
+    try {
+      const rows = stack.emulators.bigquery.admin.tableRows(LOCAL.dataset, t.history);
+      out[t.history] = rows.filter((r) => (r as { mod_type?: unknown }).mod_type !== 'SNAPSHOT').length;
+    } catch {
+      out[t.history] = 0;
+    }
+  }
+  return out;
+}
+
+/** `npm start`'s exit code when the pipeline stopped on its configuration (docs/local.md). */
+export const STOPPED_EXIT = 3;
+
+/** Raised when the scheduler stopped the pipeline: nothing will replicate until the configuration is fixed. */
+class PipelineStopped extends Error {}
+
+/** The full reason when the manifest says `stopped` (every line of it), else null. */
+function stoppedReason(stack: LocalStack): string | null {
+  const p = stack.progress();
+  return p.state === 'stopped' ? (p.reason ?? 'no reason recorded') : null;
+}
+
+/**
+ * Resolves with the reason once the pipeline is stopped: waiting for catch-up then cannot end well, so the
+ * run ends at once instead of spending the whole catch-up timeout.
+ */
+function whenStopped(stack: LocalStack): { stopped: Promise<string>; cancel: () => void } {
+  let timer: NodeJS.Timeout | undefined;
+  const stopped = new Promise<string>((resolve) => {
+    timer = setInterval(() => {
+      const reason = stoppedReason(stack);
+      if (reason !== null) resolve(reason);
+    }, 500);
+  });
+  return { stopped, cancel: () => clearInterval(timer) };
+}
+
 /** Ticks until the scheduler has started the pipeline (it answers 200 once the ledger is written). */
 async function startPipeline(stack: LocalStack, io: RunIO): Promise<void> {
   for (let attempt = 1; attempt <= 20; attempt++) {
     const { status, body } = await stack.tick();
+    const reason = stoppedReason(stack);
+    if (reason !== null) throw new PipelineStopped(reason);
     if (status === 200) return;
     if (attempt === 20)
       throw new Error(`the scheduler did not start the pipeline: HTTP ${status} ${JSON.stringify(body)}`);
@@ -92,6 +144,17 @@ async function startPipeline(stack: LocalStack, io: RunIO): Promise<void> {
 
 /** Runs until the duration ends or `io.interrupted` resolves, then catches up and verifies. */
 export async function runLocal(stack: LocalStack, options: StartOptions, io: RunIO): Promise<number> {
+  try {
+    return await runUntilVerdict(stack, options, io);
+  } catch (err) {
+    if (!(err instanceof PipelineStopped)) throw err;
+    await stack.stopTicking();
+    io.screen.print(`pipeline stopped: ${err.message}\nnothing replicates until this is fixed; no verdict`);
+    return STOPPED_EXIT;
+  }
+}
+
+async function runUntilVerdict(stack: LocalStack, options: StartOptions, io: RunIO): Promise<number> {
   const seed = options.seed ?? freshSeed();
   const workload = options.workload ? stack.workload(seed) : null;
   if (workload) io.screen.print(`workload seed ${seed} (replay with --seed ${seed})`);
@@ -99,29 +162,66 @@ export async function runLocal(stack: LocalStack, options: StartOptions, io: Run
     await workload.resume();
     io.screen.print('continuing on the state restored from --data-dir');
   }
+  const earlierRows = stack.restored ? historyStreamRows(stack) : {};
   // The first tick starts the pipeline at "now"; the workload must only write after that, or its first
   // changes would predate the stream's start and be missing from history.
   await startPipeline(stack, io);
+  io.running?.();
   // The tick that started the ledger sent the pipeline's START event: show the graph it carried.
   await printLineage(stack, (line) => io.screen.print(line));
   if (workload && options.backfill) await backfillProducts(stack, workload, io);
   stack.startTicking(options.tickMs);
   workload?.start(Math.max(1, Math.round(1000 / options.rate)));
   const stopView = startView(stack, workload, io);
+  const watch = whenStopped(stack);
+  const stopped = watch.stopped.then((reason) => {
+    throw new PipelineStopped(reason);
+  });
+  stopped.catch(() => {});
+  try {
+    return await runAndVerify(stack, options, io, { workload, stopView, stopped, seed, earlierRows });
+  } catch (err) {
+    await workload?.stop();
+    stopView();
+    throw err;
+  } finally {
+    watch.cancel();
+  }
+}
+
+async function runAndVerify(
+  stack: LocalStack,
+  options: StartOptions,
+  io: RunIO,
+  run: {
+    workload: Workload | null;
+    stopView: () => void;
+    stopped: Promise<never>;
+    seed: number;
+    earlierRows: Record<string, number>;
+  },
+): Promise<number> {
+  const { workload, stopView, stopped, seed, earlierRows } = run;
   const duration =
     options.durationSeconds === undefined
       ? new Promise<void>(() => {})
       : new Promise<void>((r) => setTimeout(r, (options.durationSeconds ?? 0) * 1000).unref());
-  await Promise.race([duration, io.interrupted]);
+  await Promise.race([duration, io.interrupted, stopped]);
   await workload?.stop();
   const target = workload?.lastCommit ?? fromNanos(stack.emulators.spanner.admin.nowNs());
   io.screen.print(`catching up to ${formatTimestamp(target)} (the last commit)…`);
-  const caughtUp = await stack.waitForCatchUp(target, options.catchUpTimeoutSeconds * 1000);
+  const caughtUp = await Promise.race([
+    stack.waitForCatchUp(target, options.catchUpTimeoutSeconds * 1000),
+    stopped,
+  ]);
   stopView();
   await stack.stopTicking();
   if (!caughtUp) io.screen.print(`not caught up after ${options.catchUpTimeoutSeconds}s`);
   // Without a prefill the workload wrote every change the stream carried: each history row exactly once.
-  const result = await stack.verify(workload?.journal, { journalComplete: !options.backfill });
+  const result = await stack.verify(workload?.journal, {
+    journalComplete: !options.backfill,
+    earlierRows,
+  });
   io.screen.print(formatVerdict(result));
   if (!result.equal && workload) io.screen.print(`seed ${seed}`);
   return result.equal && caughtUp ? 0 : 1;

@@ -95,7 +95,10 @@ export interface LocalStack {
    * Compares BigQuery with Spanner; `journalComplete` says the journal holds every change the stream
    * carried, so each history table must hold exactly its mods (see the verifier).
    */
-  verify(journal?: CommittedMod[], options?: { journalComplete?: boolean }): Promise<VerifyResult>;
+  verify(
+    journal?: CommittedMod[],
+    options?: { journalComplete?: boolean; earlierRows?: Record<string, number> },
+  ): Promise<VerifyResult>;
   /** Stops ticking, the functions, the client and the emulators. */
   stop(): Promise<void>;
 }

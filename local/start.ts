@@ -1,6 +1,6 @@
 /**
  * `npm start`: the whole pipeline on this machine, no Google account. Prints one line
- * `sluice local ready {json}` when everything is up (see docs/local.md), then the live view; Ctrl-C (or
+ * `sluice local ready {json}` once the pipeline runs (see docs/local.md), then the live view; Ctrl-C (or
  * `--duration <s>`) stops the workload, waits for catch-up, compares BigQuery with Spanner, prints the
  * verdict and exits 0 only when they are equal. A second Ctrl-C quits at once (exit 130); either way no
  * function process is left behind (ADR-2001).
@@ -106,14 +106,18 @@ async function main(options: StartOptions): Promise<number> {
     logFile.close();
     return startupFailure(err);
   }
-  try {
+  // The ready line waits for the pipeline: a change committed before its first tick would predate the
+  // stream's start and never replicate, and the ready line is what a user's own writes wait for.
+  const running = () => {
     screen.print(readyLine({ ...stack.ready, logFile: logFile.path }));
     if (stack.ready.console)
       screen.print(
         `console: ${stack.ready.console}  (npx sluice status --url ${stack.ready.functions.backfill})`,
       );
     interrupts.running = true;
-    return await runLocal(stack, options, { screen, interrupted: interrupts.requested });
+  };
+  try {
+    return await runLocal(stack, options, { screen, interrupted: interrupts.requested, running });
   } finally {
     await stack.stop();
     logFile.close();

@@ -48,6 +48,8 @@ export interface HistoryReport {
   duplicates: number;
   /** Rows from the change stream (not backfill snapshot rows); must equal `expectedMods` when the journal is complete. */
   streamRows: number;
+  /** Stream rows already there before this run (restored state); counted on top of `expectedMods`. */
+  earlierRows: number;
   missing: { count: number; examples: string[] };
   error?: string;
 }
@@ -57,6 +59,8 @@ export interface VerifyResult {
   equal: boolean;
   replicas: ReplicaReport[];
   histories: HistoryReport[];
+  /** Whether the stream rows were held to the journal (then `failedHistoryChecks` names that check too). */
+  journalComplete?: boolean;
 }
 
 /** A SQL query through the official BigQuery client, its rows as the client returns them. */
@@ -79,6 +83,11 @@ export interface VerifyInput {
    * the stream rows of each history table must then be exactly its mods, no more.
    */
   journalComplete?: boolean;
+  /**
+   * Stream rows each history table held before this run's journal began (state restored from `--data-dir`):
+   * with a complete journal, the stream rows must equal these plus the run's mods.
+   */
+  earlierRows?: Record<string, number>;
   /** Examples kept per kind of difference (default 10). */
   limit?: number;
 }
@@ -226,6 +235,7 @@ async function verifyHistory(
     distinctChangeIds: 0,
     duplicates: 0,
     streamRows: 0,
+    earlierRows: input.earlierRows?.[history] ?? 0,
     missing: { count: 0, examples: [] },
   };
   const seen = new Set<string>();
@@ -255,7 +265,26 @@ async function verifyHistory(
 /** A history table is exact: nothing missing, nothing twice, and (complete journal) nothing else. */
 function historyExact(h: HistoryReport, journalComplete: boolean): boolean {
   if (h.error || h.missing.count > 0 || h.duplicates !== 0) return false;
-  return !journalComplete || h.streamRows === h.expectedMods;
+  return !journalComplete || h.streamRows === h.expectedMods + h.earlierRows;
+}
+
+/** The checks a history table failed, each with its two numbers (empty when it is exact). */
+export function failedHistoryChecks(h: HistoryReport, journalComplete: boolean): string[] {
+  const failed: string[] = [];
+  if (h.error) failed.push(`readable: ${h.error}`);
+  if (h.missing.count > 0)
+    failed.push(`every committed mod present: ${h.missing.count} of ${h.expectedMods} missing`);
+  if (h.duplicates !== 0)
+    failed.push(
+      `each row once: COUNT(*) ${h.historyRows} ≠ COUNT(DISTINCT change_id) ${h.distinctChangeIds}`,
+    );
+  const expected = h.expectedMods + h.earlierRows;
+  if (journalComplete && !h.error && h.streamRows !== expected) {
+    const earlier =
+      h.earlierRows > 0 ? ` (${h.expectedMods} mods + ${h.earlierRows} restored rows)` : ' mods';
+    failed.push(`nothing else in history: stream rows ${h.streamRows} ≠ ${expected}${earlier}`);
+  }
+  return failed;
 }
 
 /** Compares every configured BigQuery table with Spanner. */
@@ -270,7 +299,7 @@ export async function verify(input: VerifyInput): Promise<VerifyResult> {
   const equal =
     replicas.every((r) => clean(r) && r.extra.count === 0 && r.different.count === 0) &&
     histories.every((h) => historyExact(h, input.journalComplete ?? false));
-  return { equal, replicas, histories };
+  return { equal, replicas, histories, journalComplete: input.journalComplete ?? false };
 }
 
 /** A few lines a person can read: one per table, then the first differences. */
@@ -294,8 +323,12 @@ export function formatVerdict(result: VerifyResult): string {
     lines.push(
       `  ${h.source} → ${h.history}: ${h.expectedMods} mods committed; history COUNT(*) ${h.historyRows}, ` +
         `COUNT(DISTINCT change_id) ${h.distinctChangeIds}, stream rows ${h.streamRows}; ` +
-        `missing ${h.missing.count}, written twice ${h.duplicates}${h.error ? `; ${h.error}` : ''}`,
+        `missing ${h.missing.count}, written twice ${h.duplicates}` +
+        (h.earlierRows > 0 ? `, ${h.earlierRows} stream rows restored from before this run` : '') +
+        (h.error ? `; ${h.error}` : ''),
     );
+    for (const check of failedHistoryChecks(h, result.journalComplete ?? false))
+      lines.push(`    failed: ${check}`);
     for (const m of h.missing.examples.slice(0, 3)) lines.push(`    missing mod ${m}`);
   }
   return lines.join('\n');

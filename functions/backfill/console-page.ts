@@ -15,8 +15,8 @@ section{background:#fff;border-radius:6px;padding:12px 16px;box-shadow:0 1px 2px
 h2{font-size:15px;margin:0 0 8px}
 table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:3px 6px;border-bottom:1px solid #eee;vertical-align:top}
 .state{padding:2px 8px;border-radius:10px;font-weight:600}.running{background:#2e7d32}.starting{background:#f9a825}
-.stopped,.uninitialised{background:#c62828}.bar{background:#e3e6ea;border-radius:3px;height:10px;width:140px}
-.bar>div{background:#1976d2;height:10px;border-radius:3px}.muted{color:#6b7280}.error{color:#c62828}
+.stopped,.uninitialised,.unhealthy,.failing{background:#c62828;color:#fff}.bar{background:#e3e6ea;border-radius:3px;height:10px;width:140px}
+.bar>div{background:#1976d2;height:10px;border-radius:3px}.muted{color:#6b7280}.error{color:#c62828;white-space:pre-wrap;overflow-wrap:anywhere}
 button{cursor:pointer}svg{width:100%;height:160px;background:#fafbfc}`;
 
 const SCRIPT = `
@@ -46,10 +46,26 @@ function chart(samples) {
     + '<text x="6" y="14" font-size="11">' + max.toFixed(1) + ' s</text><text x="6" y="156" font-size="11">0</text></svg>'
     + '<p class="muted">' + esc(samples[0].at) + ' → ' + esc(samples[samples.length - 1].at) + '</p>';
 }
+// What the status says is wrong: the badge is never a plain green running while one of these holds.
+function problems(s) {
+  const out = [];
+  const failed = (s.partitions || {}).failed || 0;
+  if (failed) out.push(failed + ' failed partition' + (failed === 1 ? '' : 's'));
+  for (const t of s.tables || []) if (t.state === 'failing') out.push('table ' + t.source + ' failing');
+  const pending = (s.deadLetters || {}).pending || 0;
+  if (pending) out.push(pending + ' dead letter' + (pending === 1 ? '' : 's') + ' pending');
+  if ((s.stalled || []).length) out.push(s.stalled.length + ' stalled lease' + (s.stalled.length === 1 ? '' : 's'));
+  if ((s.retention || {}).danger) out.push('retention in danger');
+  return out;
+}
+let tableStates = {};
 function drawStatus(status, code) {
   if (code !== 200) { $('state').innerHTML = '<span class="state uninitialised" data-testid="state">no status yet</span>'; return; }
   const s = status;
-  $('state').innerHTML = '<span class="state ' + esc(s.state) + '" data-testid="state">' + esc(s.state) + '</span> <span data-testid="reason">' + esc(s.reason ?? '') + '</span>';
+  const wrong = problems(s);
+  const badge = (wrong.length && s.state === 'running' ? 'unhealthy' : esc(s.state));
+  $('state').innerHTML = '<span class="state ' + badge + '" data-testid="state">' + esc([s.state, ...wrong].join(' · ')) + '</span> <span data-testid="reason" class="error">' + esc(s.reason ?? '') + '</span>';
+  tableStates = Object.fromEntries((s.tables || []).map((t) => [t.source, t]));
   $('watermark').textContent = 'watermark ' + (s.watermark ?? '-') + ' · lag ' + (s.lagSeconds ?? '-') + ' s · updated ' + s.updatedAt;
   $('chart').innerHTML = chart(s.lagHistory);
   const p = s.partitions || {};
@@ -84,7 +100,9 @@ function drawDeadLetters(answer) {
 }
 function drawTables(tables) {
   $('tables').innerHTML = tables.map((t) => '<details open data-testid="table" data-table="' + esc(t.source) + '"><summary><b>' + esc(t.source) + '</b> → '
-    + [t.replica ? 'replica ' + esc(t.replica) : '', t.history ? 'history ' + esc(t.history) : ''].filter(Boolean).join(', ') + '</summary>'
+    + [t.replica ? 'replica ' + esc(t.replica) : '', t.history ? 'history ' + esc(t.history) : ''].filter(Boolean).join(', ')
+    + (tableStates[t.source] ? ' <span class="state ' + esc(tableStates[t.source].state) + '" data-testid="table-state">' + esc(tableStates[t.source].state) + '</span>' : '') + '</summary>'
+    + (tableStates[t.source]?.reason ? '<p class="error" data-testid="table-reason">' + esc(tableStates[t.source].reason) + '</p>' : '')
     + (t.error ? '<p class="error">' + esc(t.error) + '</p>' : '<table>' + t.columns.map((c) => '<tr><td>' + esc(c.name) + (t.primaryKey.includes(c.name) ? ' (key)' : '') + '</td><td>' + esc(c.type) + '</td><td class="muted">' + (c.nullable ? 'nullable' : 'not null') + '</td></tr>').join('') + '</table>') + '</details>').join('');
 }
 async function refresh() {

@@ -6,7 +6,7 @@
  * defaults and failed (`TS2339 … 'issues' does not exist on type 'PipelineRead'`, `TS2554`).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, statSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { deployed, installMocks, settingsOf, stackConfig } from './harness';
@@ -93,4 +93,22 @@ test('a misspelt top-level key fails the preview, naming the key it resembles', 
   expect(result.errors.join('\n')).toContain('sluice:operator: unknown key; did you mean sluice:operators?');
   // Refused before anything is registered: no deployment without the operators' grant.
   expect(result.resources.filter((r) => r.type !== 'pulumi:pulumi:Stack')).toEqual([]);
+}, 240_000);
+
+test('a source changed after the build is refused, naming the file, before anything is registered', () => {
+  const source = join(ROOT, 'shared', 'domain', 'timestamp.ts');
+  const { atime, mtime } = statSync(source);
+  // Edited after `npm run build`: newer than its compiled file.
+  const later = new Date(Date.now() + 60_000);
+  utimesSync(source, later, later);
+  try {
+    const result = runProgram(config);
+    expect(result.status).not.toBe(0);
+    expect(result.errors.join('\n')).toContain(
+      'the function build in dist/ is older than its sources (shared/domain/timestamp.ts): run `npm run build` first',
+    );
+    expect(result.resources.filter((r) => r.type !== 'pulumi:pulumi:Stack')).toEqual([]);
+  } finally {
+    utimesSync(source, atime, mtime);
+  }
 }, 240_000);

@@ -77,6 +77,8 @@ const state: ViewState = {
   now: fromNanos(10_000_000_000n),
   progress: {
     epoch: 1,
+    state: 'running',
+    reason: null,
     watermark: fromNanos(7_500_000_000n),
     partitions: { waiting: 1, ready: 0, leased: 2, finished: 3, failed: 0 },
     errors: [],

@@ -150,3 +150,23 @@ it('leaves no function process behind when the process that started them is kill
   await script.exited;
   await noneLeft(script.functions);
 }, 60_000);
+
+it('ends at once with the full reason and exit 3 when the pipeline is stopped on its configuration', async () => {
+  const started = Date.now();
+  terminal = new Terminal(`npm start -- --env 'SLUICE_TABLES={"Nope": {"replica": "nope"}}'`);
+  const timeout = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 60_000).unref());
+  const code = await Promise.race([terminal.exited, timeout]);
+  expect({ code, output: terminal.output }).toMatchObject({ code: 3 });
+  expect(terminal.output).toMatch(/pipeline stopped: .*\n(.*\n)*.*Nope/);
+  expect(terminal.output).toContain('nothing replicates until this is fixed; no verdict');
+  expect(terminal.output).not.toContain('verdict:');
+  expect(Date.now() - started).toBeLessThan(60_000);
+  expect(processesWith(FUNCTION_HOST, '--lifeline')).toEqual([]);
+}, 90_000);
+
+it('calls an unknown flag without a value an unknown flag', async () => {
+  const { code, output } = await run('--bogus');
+  expect(code).toBe(2);
+  expect(output).toContain('--bogus: unknown flag');
+  expect(output).not.toContain('needs a value');
+}, 60_000);
