@@ -5,6 +5,8 @@
 import { http } from '@google-cloud/functions-framework';
 import { SluiceError } from '../../shared/domain/errors';
 import { createLogger, type Logger } from '../../shared/domain/log';
+import { DEFAULT_MAX_BODY_BYTES } from '../../shared/domain/writer/config';
+import { registerBodyLimit } from '../../shared/http/body-guard';
 import { answerMethodNotAllowed, installJsonErrors, installJsonErrorsAtStart } from '../../shared/http/edge';
 import { answerHealth, answerNotFound, type HttpRequest, type HttpResponse } from '../../shared/http/health';
 import { checkInstance, failFast } from '../../shared/wiring/startup';
@@ -85,5 +87,10 @@ function fail(res: HttpResponse, err: unknown, what: string, log?: Logger): void
 export const writer = failFast(checkInstance('writer'), createWriterHandler(writerOfInstance));
 
 // JSON error answers from the instance's very first request on (ADR-1514).
+// Refused before parsing at the configured limit (ADR-2302); the configuration itself is checked at start.
+registerBodyLimit('writer', () => {
+  const configured = Number(process.env.SLUICE_WRITER_MAX_BODY_BYTES);
+  return Number.isInteger(configured) && configured > 0 ? configured : DEFAULT_MAX_BODY_BYTES;
+});
 installJsonErrorsAtStart();
 http('writer', writer);

@@ -31,6 +31,9 @@ export interface WriterConfig {
   ordering: Ordering;
 }
 
+/** The writer's body limit when `SLUICE_WRITER_MAX_BODY_BYTES` is not set. */
+export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
+
 function count(min: number, max: number, fallback: number) {
   const rule = `must be a whole number from ${min} to ${max}`;
   return z
@@ -74,7 +77,7 @@ const schema = z.strictObject({
   SLUICE_WRITER_REQUEST_DEADLINE_MS: millis(1_000, 3_600_000, 400_000),
   SLUICE_WRITER_CONCURRENCY: count(1, 64, 8),
   SLUICE_WRITER_MAX_REQUEST_MUTATIONS: count(1, 100_000, 10_000),
-  SLUICE_WRITER_MAX_BODY_BYTES: count(1_024, 32 * 1024 * 1024, 10 * 1024 * 1024),
+  SLUICE_WRITER_MAX_BODY_BYTES: count(1_024, 32 * 1024 * 1024, DEFAULT_MAX_BODY_BYTES),
   SLUICE_WRITER_CONSTRAINT_VIOLATION_POLICY: z
     .enum(['fail', 'route-to-failure-handler'], 'must be fail or route-to-failure-handler')
     .default('fail'),
