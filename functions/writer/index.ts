@@ -48,6 +48,7 @@ export function createWriterHandler(getWriter: () => Promise<WriterInstance>) {
       return fail(res, err, 'writer setup');
     }
     try {
+      if (refuseNonJson(req, res, built.log)) return;
       const size = req.rawBody?.length ?? 0;
       if (size > built.config.maxBodyBytes) {
         const message = `body of ${size} bytes is over the limit of ${built.config.maxBodyBytes}`;
@@ -65,6 +66,19 @@ export function createWriterHandler(getWriter: () => Promise<WriterInstance>) {
       fail(res, err, 'writer', built.log);
     }
   };
+}
+
+/**
+ * A body that is not `application/json` (curl's `-d` sends a form type, whose parser turns the JSON text into
+ * a key): 415 naming the type to send, rather than a problem about a key nobody wrote.
+ */
+function refuseNonJson(req: WriterHttpRequest, res: HttpResponse, log: Logger): boolean {
+  const type = (req.header('content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  if (type === 'application/json') return false;
+  const message = `send the body as application/json (saw "${type}")`;
+  log.warn('writer request rejected', { event: 'writer.rejected', status: 415, problems: [message] });
+  res.status(415).json({ error: { code: 415, message } });
+  return true;
 }
 
 /**

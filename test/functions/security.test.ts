@@ -10,9 +10,13 @@ import { gzipSync } from 'node:zlib';
 import { http } from '@google-cloud/functions-framework';
 import { getTestServer } from '@google-cloud/functions-framework/testing';
 import { handleBackfillRequest } from '../../functions/backfill/routes';
+import { createWriterHandler } from '../../functions/writer';
+import { createLogger } from '../../shared/domain/log';
+import { parseWriterConfig } from '../../shared/domain/writer/config';
 import { type ExpressApp, installOn } from '../../shared/http/edge';
 import { Harness } from '../app/support/harness';
 import { depsOf } from '../app/support/operator-http';
+import { harness as writerHarness } from '../app/support/writer-harness';
 
 require('../../functions/backfill');
 require('../../functions/reader');
@@ -171,5 +175,55 @@ describe('the operator routes refuse what another site can send', () => {
     const page = await res.text();
     expect(page).toContain(`<script nonce="${nonce}">`);
     expect(page).not.toMatch(/onclick=/);
+  });
+});
+
+describe('the writer names every problem of a request', () => {
+  let url = '';
+  beforeAll(async () => {
+    const h = writerHarness();
+    const config = parseWriterConfig({
+      SLUICE_PROJECT: 'acme-prod',
+      SLUICE_SPANNER_INSTANCE: 'main',
+      SLUICE_SPANNER_DATABASE: 'orders',
+      SLUICE_LEDGER_BUCKET: 'acme-ledger',
+    });
+    const instance = { writer: h.writer, config, log: createLogger(() => undefined), close: async () => {} };
+    http(
+      'writer-security',
+      createWriterHandler(async () => instance),
+    );
+    url = await serve('writer-security');
+  });
+
+  const post = (body: string, type = 'application/json') =>
+    fetch(`${url}/mutations`, { method: 'POST', headers: { 'content-type': type }, body });
+
+  it('a body sent as a form (curl -d) is 415 naming application/json', async () => {
+    const res = await post('{"mutations":[]}', 'application/x-www-form-urlencoded');
+    expect(await answer(res)).toEqual({
+      status: 415,
+      message: 'send the body as application/json (saw "application/x-www-form-urlencoded")',
+    });
+  });
+
+  it('a bad op is reported with every other problem of the mutation', async () => {
+    const res = await post(JSON.stringify({ mutations: [{ op: 'upsert', table: 7, row: 'x' }] }));
+    const body = (await res.json()) as { error: { problems: string[] } };
+    expect(res.status).toBe(400);
+    expect(body.error.problems).toHaveLength(3);
+    expect(body.error.problems[0]).toMatch(/^mutations\[0\]\.op: must be one of /);
+  });
+
+  it('a value nested 6,000 deep is a 400 naming the depth, not a stack overflow', async () => {
+    const deep = `${'['.repeat(6000)}${']'.repeat(6000)}`;
+    const res = await post(
+      `{"mutations":[{"op":"insert","table":"Accounts","row":{"Id":1,"Name":${deep}}}]}`,
+    );
+    const body = (await res.json()) as { error: { problems: string[] } };
+    expect(res.status).toBe(400);
+    expect(body.error.problems).toEqual([
+      'body: nested deeper than 84 levels (Spanner keeps a JSON value to 80 levels)',
+    ]);
   });
 });
