@@ -91,11 +91,9 @@ it('the console runs its script under the nonce policy, and its buttons send the
   expect(started).toBe(202);
   await page.waitForSelector('[data-testid="cancel"]', { timeout: 10_000 });
   await page.click('[data-testid="cancel"]');
-  await page.waitForFunction(
-    () => /DELETE \/backfills\/.+: done/.test(document.querySelector('#notice')?.textContent ?? ''),
-    undefined,
-    { timeout: 10_000 },
-  );
+  await page.waitForSelector('[data-testid="notice"]:text-matches("DELETE /backfills/.+: done")', {
+    timeout: 10_000,
+  });
   expect(violations).toEqual([]);
   await page.close();
 });

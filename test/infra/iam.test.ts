@@ -61,7 +61,7 @@ const BASE = [
   'sluice-cron run.invoker on service sluice-scheduler',
   // The writer: its one database, and object creation under the dead-letter prefix only.
   'sluice-writer spanner.databaseUser on database main/orders',
-  'sluice-writer storage.objectCreator on bucket acme-prod-sluice-ledger if resource.name.startsWith("projects/_/buckets/acme-prod-sluice-ledger/objects/sluice/dead-letters/")',
+  'sluice-writer storage.objectCreator on bucket acme-prod-sluice-ledger if resource.name.startsWith("projects/_/buckets/acme-prod-sluice-ledger/objects/writer-dead-letters/sluice/")',
 ];
 
 async function deployWith(deployment: Record<string, unknown>): Promise<Recorded[]> {

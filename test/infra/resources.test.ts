@@ -139,7 +139,7 @@ test("the writer alone gets its own variables; dead letters under the pipeline's
     SLUICE_LEDGER_BUCKET: 'acme-prod-sluice-ledger',
     SLUICE_SPANNER_INSTANCE: 'main',
     SLUICE_SPANNER_DATABASE: 'orders',
-    SLUICE_WRITER_DEAD_LETTER_PREFIX: 'sluice/dead-letters/',
+    SLUICE_WRITER_DEAD_LETTER_PREFIX: 'writer-dead-letters/sluice/',
     SLUICE_WRITER_CONSTRAINT_VIOLATION_POLICY: 'fail',
     SLUICE_WRITER_ORDERING: 'none',
     SLUICE_WRITER_REQUEST_DEADLINE_MS: '400000',
