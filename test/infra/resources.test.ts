@@ -118,6 +118,8 @@ test('the resource set: how many of each type the default deployment creates', (
     'gcp:logging/metric:Metric': 19,
     'gcp:monitoring/alertPolicy:AlertPolicy': 9,
     'gcp:monitoring/dashboard:Dashboard': 1,
+    // The writer's Spanner role (ADR-2304): a role definition, not a grant.
+    'gcp:projects/iAMCustomRole:IAMCustomRole': 1,
     'gcp:serviceaccount/account:Account': 6,
     'gcp:serviceaccount/iAMMember:IAMMember': 3,
     'gcp:spanner/databaseIAMMember:DatabaseIAMMember': 4,
