@@ -86,7 +86,8 @@ export class OperatorClient {
         method,
         headers: {
           ...(auth ? { authorization: auth } : {}),
-          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+          // Every state-changing route requires JSON, even with no body (ADR-2301).
+          'content-type': 'application/json',
         },
         ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
         signal: AbortSignal.timeout(60_000),

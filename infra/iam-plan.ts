@@ -47,7 +47,9 @@ type Runtime = Exclude<FunctionName, 'writer'>;
 const RUNTIMES: readonly Runtime[] = ['scheduler', 'reader', 'backfill'];
 
 /** Every grant, in a stable order. */
-export function iamPlan(s: Pick<InfraSettings, 'dataBoost' | 'operators' | 'writer' | 'lineage'>): Grant[] {
+export function iamPlan(
+  s: Pick<InfraSettings, 'dataBoost' | 'operators' | 'writer' | 'lineage' | 'project' | 'prefix'>,
+): Grant[] {
   const grants: Grant[] = [];
   const add = (principal: Principal, role: string, target: GrantTarget, why: string) =>
     grants.push({ principal, role, target, why });
@@ -142,15 +144,39 @@ export function iamPlan(s: Pick<InfraSettings, 'dataBoost' | 'operators' | 'writ
       'reports each backfill run (OpenLineage)',
     );
   }
-  return [...grants, ...writerGrants(s.writer)];
+  return [...grants, ...writerGrants(s.writer, writerSpannerRole(s).name)];
+}
+
+/**
+ * The Spanner permissions the writer needs and nothing more (ADR-2304): BatchWrite (`write`) on sessions it
+ * creates, and the INFORMATION_SCHEMA reads of its table schemas (`select` in a read-only snapshot).
+ * `roles/spanner.databaseUser` would add DDL (`updateDdl`), partitioned DML and read-write transactions: a
+ * compromised writer could drop the change stream.
+ */
+export const WRITER_SPANNER_PERMISSIONS = [
+  'spanner.databases.beginReadOnlyTransaction',
+  'spanner.databases.select',
+  'spanner.databases.write',
+  'spanner.sessions.create',
+  'spanner.sessions.delete',
+  'spanner.sessions.get',
+] as const;
+
+/** The project's custom role holding {@link WRITER_SPANNER_PERMISSIONS}: its id and full name. */
+export function writerSpannerRole(s: Pick<InfraSettings, 'project' | 'prefix'>): {
+  id: string;
+  name: string;
+} {
+  const id = `${s.prefix.replace(/-/g, '_')}_spanner_writer`;
+  return { id, name: `projects/${s.project}/roles/${id}` };
 }
 
 /** The writer's grants: its own database and dead-letter access, who may call it, its push subscription. */
-function writerGrants(w: InfraSettings['writer']): Grant[] {
+function writerGrants(w: InfraSettings['writer'], spannerRole: string): Grant[] {
   const grants: Grant[] = [
     {
       principal: 'writer',
-      role: 'roles/spanner.databaseUser',
+      role: spannerRole,
       target: { kind: 'database' },
       why: 'writes mutations (BatchWrite) and reads INFORMATION_SCHEMA for the table schemas',
     },

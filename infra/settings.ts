@@ -4,9 +4,11 @@
  * (through {@link readPipeline}); the deployment part by `deployment-schema.ts`. A bad stack configuration
  * fails `pulumi preview` with every bad field named.
  */
+
 import { ConfigError } from '../shared/domain/config';
 import { parseLineageSettings } from '../shared/domain/lineage/settings';
 import { nearest } from '../shared/domain/suggest';
+import { defaultWriterDeadLetterPrefix, ledgerOverlap } from '../shared/domain/writer/config';
 import { type ConfigIssue, issuesAt, StackConfigError } from './config-error';
 import {
   type DeploymentConfig,
@@ -173,8 +175,14 @@ function assemble(project: string, region: string, view: PipelineView, d: Deploy
 }
 
 function writerSettings(w: WriterDeploymentConfig, view: PipelineView): WriterSettings {
-  const deadLetterPrefix =
-    w.deadLetterPrefix ?? `${view.environment.SLUICE_PIPELINE ?? 'sluice'}/dead-letters/`;
+  const pipeline = view.environment.SLUICE_PIPELINE ?? 'sluice';
+  const deadLetterPrefix = w.deadLetterPrefix ?? defaultWriterDeadLetterPrefix(pipeline);
+  // The writer's create-only grant covers this prefix: refused at preview if it reaches the ledger (ADR-2303).
+  const overlap = ledgerOverlap(deadLetterPrefix, pipeline);
+  if (overlap)
+    throw new StackConfigError([
+      { path: 'sluice:writer.deadLetterPrefix', message: `"${deadLetterPrefix}" ${overlap}` },
+    ]);
   const optional: Array<[string, number | undefined]> = [
     ['SLUICE_WRITER_MAX_BATCH_CELLS', w.maxBatchCells],
     ['SLUICE_WRITER_MAX_BATCH_MUTATIONS', w.maxBatchMutations],

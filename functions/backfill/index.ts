@@ -1,7 +1,9 @@
 /** The backfill function: a thin HTTP adapter registered with the functions framework. */
 import { http } from '@google-cloud/functions-framework';
 import type { BackfillDeps } from '../../shared/app/backfill/deps';
+import { MAX_REQUEST_BYTES } from '../../shared/domain/backfill/request';
 import { SluiceError } from '../../shared/domain/errors';
+import { registerBodyLimit } from '../../shared/http/body-guard';
 import { installJsonErrors, installJsonErrorsAtStart } from '../../shared/http/edge';
 import { answerHealth, answerNotFound, type HttpRequest, type HttpResponse } from '../../shared/http/health';
 import { backfillDeps, realAdapters } from '../../shared/wiring/backfill';
@@ -34,5 +36,6 @@ async function handle(req: HttpRequest, res: HttpResponse): Promise<void> {
 export const backfill = failFast(checkInstance('backfill'), handle);
 
 // JSON error answers from the instance's very first request on (ADR-1514).
+registerBodyLimit('backfill', MAX_REQUEST_BYTES);
 installJsonErrorsAtStart();
 http('backfill', backfill);

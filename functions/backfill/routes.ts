@@ -2,6 +2,7 @@
  * HTTP routes of the backfill function over the use cases: the operator API (`POST/GET/DELETE /backfills`,
  * `GET /status`, the failure routes of `operator-routes.ts`) and the worker route Cloud Tasks calls. Only maps requests and outcomes to HTTP.
  */
+import { randomBytes } from 'node:crypto';
 import {
   cancelBackfill,
   getBackfill,
@@ -18,6 +19,7 @@ import { type TableTargets, targetsFor } from '../../shared/domain/table-rules';
 import { formatTimestamp } from '../../shared/domain/timestamp';
 import { answerMethodNotAllowed, decodeSegment } from '../../shared/http/edge';
 import type { HttpRequest, HttpResponse } from '../../shared/http/health';
+import { crossSiteRefusal } from '../../shared/http/same-origin';
 import { consolePage } from './console-page';
 import { operatorRoute } from './operator-routes';
 
@@ -72,11 +74,14 @@ function sendConsole(deps: BackfillDeps, res: HttpResponse): void {
   page.status(200);
   page.set('content-type', 'text/html; charset=utf-8');
   // The page talks only to this origin: no script, style or request may come from anywhere else.
+  // Its script is served with a fresh nonce (no 'unsafe-inline'), and no other site may frame it (ADR-2301).
+  const nonce = randomBytes(16).toString('base64');
   page.set(
     'content-security-policy',
-    "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'",
+    `default-src 'self'; script-src 'nonce-${nonce}'; style-src 'unsafe-inline'; frame-ancestors 'none'; form-action 'none'; base-uri 'none'`,
   );
-  page.send(consolePage(deps.config.pipeline));
+  page.set('x-frame-options', 'DENY');
+  page.send(consolePage(deps.config.pipeline, undefined, nonce));
 }
 
 /** The configured tables, each with its source columns (the console's table panel). */
@@ -128,13 +133,6 @@ function allowedMethods(path: string): string[] | undefined {
   return undefined;
 }
 
-/** A POST body that is not JSON (the framework's text or raw parser took it): 415 names what to send. */
-function notJson(req: BackfillHttpRequest): boolean {
-  if (req.method !== 'POST' || !req.rawBody || req.rawBody.length === 0) return false;
-  const parsed = typeof req.body === 'object' && req.body !== null && !Buffer.isBuffer(req.body);
-  return !parsed;
-}
-
 async function route(deps: BackfillDeps, req: BackfillHttpRequest, res: HttpResponse): Promise<boolean> {
   const { method, path } = req;
   if (method === 'GET' && path === '/') {
@@ -142,10 +140,8 @@ async function route(deps: BackfillDeps, req: BackfillHttpRequest, res: HttpResp
     return true;
   }
   if (method === 'GET' && path === '/console/tables') return consoleTables(deps, res).then(() => true);
-  if (notJson(req))
-    return (
-      problem(res, 415, `send the body as application/json (saw "${req.header('content-type') ?? ''}")`), true
-    );
+  const refused = crossSiteRefusal(req);
+  if (refused) return (problem(res, refused.status, refused.message), true);
   const answer = await operatorRoute(deps, req);
   if (answer) {
     for (const [name, value] of Object.entries(answer.headers ?? {})) res.set?.(name, value);

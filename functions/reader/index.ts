@@ -12,6 +12,7 @@ import { readerTaskSchema } from '../../shared/app/reader-task';
 import { SluiceError } from '../../shared/domain/errors';
 import type { LogContext, Logger } from '../../shared/domain/log';
 import { describeIssues } from '../../shared/domain/zod-helpers';
+import { registerBodyLimit } from '../../shared/http/body-guard';
 import { answerMethodNotAllowed, installJsonErrors, installJsonErrorsAtStart } from '../../shared/http/edge';
 import { answerHealth, type HttpRequest, type HttpResponse } from '../../shared/http/health';
 import { type App, appOfInstance, stdoutLogger } from '../../shared/wiring/app';
@@ -85,5 +86,7 @@ export function createReaderHandler(getApp: () => App) {
 export const reader = failFast(checkInstance('reader'), createReaderHandler(appOfInstance));
 
 // JSON error answers from the instance's very first request on (ADR-1514).
+// A reader task names a partition and a window: a few hundred bytes (ADR-2302).
+registerBodyLimit('reader', 64 * 1024);
 installJsonErrorsAtStart();
 http('reader', reader);

@@ -4,6 +4,7 @@
  */
 import { http } from '@google-cloud/functions-framework';
 import { SluiceError } from '../../shared/domain/errors';
+import { registerBodyLimit } from '../../shared/http/body-guard';
 import { answerMethodNotAllowed, installJsonErrors, installJsonErrorsAtStart } from '../../shared/http/edge';
 import { answerHealth, type HttpRequest, type HttpResponse } from '../../shared/http/health';
 import { type App, appOfInstance, stdoutLogger } from '../../shared/wiring/app';
@@ -40,5 +41,7 @@ export function createSchedulerHandler(getApp: () => App) {
 export const scheduler = failFast(checkInstance('scheduler'), createSchedulerHandler(appOfInstance));
 
 // JSON error answers from the instance's very first request on (ADR-1514).
+// Cloud Scheduler's body is empty or a few bytes (ADR-2302).
+registerBodyLimit('scheduler', 64 * 1024);
 installJsonErrorsAtStart();
 http('scheduler', scheduler);

@@ -5,6 +5,8 @@
 import { http } from '@google-cloud/functions-framework';
 import { SluiceError } from '../../shared/domain/errors';
 import { createLogger, type Logger } from '../../shared/domain/log';
+import { DEFAULT_MAX_BODY_BYTES } from '../../shared/domain/writer/config';
+import { registerBodyLimit } from '../../shared/http/body-guard';
 import { answerMethodNotAllowed, installJsonErrors, installJsonErrorsAtStart } from '../../shared/http/edge';
 import { answerHealth, answerNotFound, type HttpRequest, type HttpResponse } from '../../shared/http/health';
 import { checkInstance, failFast } from '../../shared/wiring/startup';
@@ -46,6 +48,7 @@ export function createWriterHandler(getWriter: () => Promise<WriterInstance>) {
       return fail(res, err, 'writer setup');
     }
     try {
+      if (refuseNonJson(req, res, built.log)) return;
       const size = req.rawBody?.length ?? 0;
       if (size > built.config.maxBodyBytes) {
         const message = `body of ${size} bytes is over the limit of ${built.config.maxBodyBytes}`;
@@ -63,6 +66,19 @@ export function createWriterHandler(getWriter: () => Promise<WriterInstance>) {
       fail(res, err, 'writer', built.log);
     }
   };
+}
+
+/**
+ * A body that is not `application/json` (curl's `-d` sends a form type, whose parser turns the JSON text into
+ * a key): 415 naming the type to send, rather than a problem about a key nobody wrote.
+ */
+function refuseNonJson(req: WriterHttpRequest, res: HttpResponse, log: Logger): boolean {
+  const type = (req.header('content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  if (type === 'application/json') return false;
+  const message = `send the body as application/json (saw "${type}")`;
+  log.warn('writer request rejected', { event: 'writer.rejected', status: 415, problems: [message] });
+  res.status(415).json({ error: { code: 415, message } });
+  return true;
 }
 
 /**
@@ -85,5 +101,10 @@ function fail(res: HttpResponse, err: unknown, what: string, log?: Logger): void
 export const writer = failFast(checkInstance('writer'), createWriterHandler(writerOfInstance));
 
 // JSON error answers from the instance's very first request on (ADR-1514).
+// Refused before parsing at the configured limit (ADR-2302); the configuration itself is checked at start.
+registerBodyLimit('writer', () => {
+  const configured = Number(process.env.SLUICE_WRITER_MAX_BODY_BYTES);
+  return Number.isInteger(configured) && configured > 0 ? configured : DEFAULT_MAX_BODY_BYTES;
+});
 installJsonErrorsAtStart();
 http('writer', writer);

@@ -1,7 +1,16 @@
 /** Turns the IAM plan into one IAM member resource per grant, each on a single resource. */
 import * as gcp from '@pulumi/gcp';
 import * as pulumi from '@pulumi/pulumi';
-import { type Grant, type GrantTarget, iamPlan, type Principal, principalKey, targetKey } from '../iam-plan';
+import {
+  type Grant,
+  type GrantTarget,
+  iamPlan,
+  type Principal,
+  principalKey,
+  targetKey,
+  WRITER_SPANNER_PERMISSIONS,
+  writerSpannerRole,
+} from '../iam-plan';
 import type { InfraSettings } from '../settings';
 import type { Accounts } from './accounts';
 import type { Functions } from './functions';
@@ -27,7 +36,15 @@ export function grantAccess(
   accounts: Accounts,
   targets: GrantTargets,
 ): pulumi.CustomResource[] {
-  return iamPlan(s).map((g) => grant(s, g, accounts, targets));
+  // A role definition, not a grant: the writer's Spanner permissions (ADR-2304).
+  const role = writerSpannerRole(s);
+  const writerRole = new gcp.projects.IAMCustomRole('writer-spanner-role', {
+    project: s.project,
+    roleId: role.id,
+    title: `${s.prefix} writer: BatchWrite and schema reads`,
+    permissions: [...WRITER_SPANNER_PERMISSIONS],
+  });
+  return iamPlan(s).map((g) => grant(s, g, accounts, targets, g.role === role.name ? writerRole : undefined));
 }
 
 function accountOf(p: Exclude<Principal, 'pubsubAgent' | { member: string }>, accounts: Accounts) {
@@ -50,11 +67,17 @@ function memberOf(p: Principal, accounts: Accounts, t: GrantTargets): pulumi.Inp
 /** Logical name of a grant: readable in a preview, unique per (principal, role, target). */
 function logicalName(g: Grant): string {
   const who = principalKey(g.principal).replace(/[^A-Za-z0-9]+/g, '-');
-  const role = g.role.replace(/^roles\//, '').replace(/\./g, '-');
+  const role = g.role.replace(/^roles\//, '').replace(/[./]/g, '-');
   return `${who}-${role}-${targetKey(g.target).replace(/:/g, '-')}`;
 }
 
-function grant(s: InfraSettings, g: Grant, accounts: Accounts, t: GrantTargets): pulumi.CustomResource {
+function grant(
+  s: InfraSettings,
+  g: Grant,
+  accounts: Accounts,
+  t: GrantTargets,
+  role?: gcp.projects.IAMCustomRole,
+): pulumi.CustomResource {
   const name = logicalName(g);
   const common = { role: g.role, member: memberOf(g.principal, accounts, t) };
   const target: GrantTarget = g.target;
@@ -81,12 +104,16 @@ function grant(s: InfraSettings, g: Grant, accounts: Accounts, t: GrantTargets):
       if (!t.subscription) throw new Error('a grant names the push subscription, but none is configured');
       return new gcp.pubsub.SubscriptionIAMMember(name, { ...common, subscription: t.subscription.name });
     case 'database':
-      return new gcp.spanner.DatabaseIAMMember(name, {
-        ...common,
-        project: s.project,
-        instance: s.spanner.instance,
-        database: t.database ? t.database.name : s.spanner.database,
-      });
+      return new gcp.spanner.DatabaseIAMMember(
+        name,
+        {
+          ...common,
+          project: s.project,
+          instance: s.spanner.instance,
+          database: t.database ? t.database.name : s.spanner.database,
+        },
+        role ? { dependsOn: [role] } : {},
+      );
     case 'dataset':
       return new gcp.bigquery.DatasetIamMember(name, {
         ...common,

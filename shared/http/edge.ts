@@ -8,6 +8,7 @@
  * host), on which {@link installJsonErrors} registers an error middleware once.
  */
 import { subscribe } from 'node:diagnostics_channel';
+import { bodyGuard } from './body-guard';
 import type { HttpRequest, HttpResponse } from './health';
 
 /** An error from the framework's body parsers (`body-parser`): `type` and `status` say what went wrong. */
@@ -22,6 +23,8 @@ interface ParserError {
 
 /** The part of an Express app the edge needs. */
 export interface ExpressApp {
+  /** Express 5's router, whose layers run in order (the guard is moved to the front of them). */
+  router?: { stack: unknown[] };
   use(
     handler: (err: unknown, req: unknown, res: ErrorResponse, next: (err?: unknown) => void) => void,
   ): unknown;
@@ -45,7 +48,10 @@ export function edgeProblem(err: unknown): { status: number; message: string } {
     case 'charset.unsupported':
       return { status: 415, message: `unsupported charset "${String(e.charset)}": send UTF-8` };
     case 'encoding.unsupported':
-      return { status: 415, message: `unsupported content encoding "${String(e.encoding)}"` };
+      return {
+        status: 415,
+        message: `unsupported content encoding "${String(e.encoding)}": send the body uncompressed`,
+      };
     case 'request.aborted':
     case 'request.size.invalid':
     case 'stream.encoding.set':
@@ -56,10 +62,16 @@ export function edgeProblem(err: unknown): { status: number; message: string } {
   return { status, message: status === 500 ? 'internal error' : text };
 }
 
-/** Registers the JSON error answer on an Express app, once. */
+/**
+ * Registers the body guard before the framework's body parsers (ADR-2302) and the JSON error answer after
+ * everything, once per Express app.
+ */
 export function installOn(app: ExpressApp): void {
   if (installed.has(app)) return;
   installed.add(app);
+  app.use(bodyGuard as unknown as Parameters<ExpressApp['use']>[0]);
+  const stack = app.router?.stack;
+  if (stack) stack.unshift(stack.pop());
   app.use((err, _req, res, next) => {
     if (res.headersSent) return next(err);
     const { status, message } = edgeProblem(err);

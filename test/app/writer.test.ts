@@ -94,7 +94,7 @@ test('answers lost with the stream: replayed inserts come back ALREADY_EXISTS an
   const a = await h.writer.handle(body(insert(1), insert(2), insert(3)));
   expect(a.status).toBe(200);
   expect(a.body).toMatchObject({ applied: 1, routed: 2, groupsRouted: 2 });
-  const [object] = (await h.store.list('sluice/dead-letters/')).items;
+  const [object] = (await h.store.list('writer-dead-letters/sluice/')).items;
   expect(a.body.deadLetter).toBe(`gs://acme-ledger/${object?.name}`);
   const doc = JSON.parse(String((await h.store.read(object?.name ?? ''))?.data));
   expect(

@@ -4,9 +4,13 @@ import { deployed, installMocks, PROJECT_NUMBER, type Recorded, settingsOf } fro
 const recorded = installMocks();
 
 /** A grant as a reviewer reads it: who, which role, on what. */
+/** IAM grants: every IAM resource but the writer's custom role, which is a role definition. */
+const isGrant = (r: Recorded) => /iam/i.test(r.type) && r.type !== CUSTOM_ROLE;
+const CUSTOM_ROLE = 'gcp:projects/iAMCustomRole:IAMCustomRole';
+
 function grantsOf(rs: Recorded[]): string[] {
   return rs
-    .filter((r) => /iam/i.test(r.type))
+    .filter(isGrant)
     .map((r) => {
       const i = r.inputs;
       const on =
@@ -34,7 +38,7 @@ function grantsOf(rs: Recorded[]): string[] {
         '$1',
       );
       const condition = i.condition ? ` if ${(i.condition as { expression: string }).expression}` : '';
-      return `${who} ${String(i.role).replace('roles/', '')} on ${on}${condition}`;
+      return `${who} ${String(i.role).replace(/^roles\//, '')} on ${on}${condition}`;
     })
     .sort();
 }
@@ -60,8 +64,8 @@ const BASE = [
   'sluice-tasks run.invoker on service sluice-backfill',
   'sluice-cron run.invoker on service sluice-scheduler',
   // The writer: its one database, and object creation under the dead-letter prefix only.
-  'sluice-writer spanner.databaseUser on database main/orders',
-  'sluice-writer storage.objectCreator on bucket acme-prod-sluice-ledger if resource.name.startsWith("projects/_/buckets/acme-prod-sluice-ledger/objects/sluice/dead-letters/")',
+  'sluice-writer projects/acme-prod/roles/sluice_spanner_writer on database main/orders',
+  'sluice-writer storage.objectCreator on bucket acme-prod-sluice-ledger if resource.name.startsWith("projects/_/buckets/acme-prod-sluice-ledger/objects/writer-dead-letters/sluice/")',
 ];
 
 async function deployWith(deployment: Record<string, unknown>): Promise<Recorded[]> {
@@ -90,7 +94,7 @@ test('Data Boost adds its role for the backfill account only; operators may only
 test('nothing public, nothing on the project, no authoritative policy that would wipe other grants', async () => {
   const all = await deployWith({ dataBoost: true, operators: ['user:ops@acme.example'] });
   expect(JSON.stringify(all.map((r) => r.inputs))).not.toMatch(/allUsers|allAuthenticatedUsers/);
-  const iamTypes = new Set(all.filter((r) => /iam/i.test(r.type)).map((r) => r.type));
+  const iamTypes = new Set(all.filter(isGrant).map((r) => r.type));
   expect([...iamTypes].sort()).toEqual(
     [
       'gcp:bigquery/datasetIamMember:DatasetIamMember',
@@ -102,10 +106,14 @@ test('nothing public, nothing on the project, no authoritative policy that would
     ].sort(),
   );
   expect(
-    all.filter((r) => r.type.startsWith('gcp:projects/') || r.type.startsWith('gcp:organizations/')),
+    all.filter(
+      (r) =>
+        (r.type.startsWith('gcp:projects/') && r.type !== CUSTOM_ROLE) ||
+        r.type.startsWith('gcp:organizations/'),
+    ),
   ).toEqual([]);
   // No grant is conditional-free on a wildcard or an owner/editor-like role.
-  for (const r of all.filter((x) => /iam/i.test(x.type))) {
+  for (const r of all.filter(isGrant)) {
     expect(String(r.inputs.role)).not.toMatch(/owner|\.editor$|admin/i);
   }
 });
@@ -137,7 +145,9 @@ test('lineage sent to the API: the API enabled, the producer role for the schedu
     SLUICE_LINEAGE_HEARTBEAT_MS: '300000',
   });
   // Logged only (the default): no API, no project grant.
-  expect((await deployWith({})).filter((r) => r.type.startsWith('gcp:projects/'))).toEqual([]);
+  expect(
+    (await deployWith({})).filter((r) => r.type.startsWith('gcp:projects/') && r.type !== CUSTOM_ROLE),
+  ).toEqual([]);
 });
 
 test('a bad lineage setting fails the preview naming the field', () => {
@@ -222,4 +232,21 @@ test('the writer configuration is checked: an ack deadline shorter than the writ
   expect(() => settingsOf({ deployment: { functions: { writer: { timeoutSeconds: 300 } } } })).toThrow(
     /sluice:functions.writer.timeoutSeconds: must be at least 410/,
   );
+});
+
+test('the writer holds a custom Spanner role: BatchWrite and schema reads, no DDL, no partitioned DML', async () => {
+  const all = await deployWith({});
+  const roles = all.filter((r) => r.type === CUSTOM_ROLE);
+  expect(roles).toHaveLength(1);
+  expect(roles[0]!.inputs).toMatchObject({ project: 'acme-prod', roleId: 'sluice_spanner_writer' });
+  expect([...(roles[0]!.inputs.permissions as string[])].sort()).toEqual([
+    'spanner.databases.beginReadOnlyTransaction',
+    'spanner.databases.select',
+    'spanner.databases.write',
+    'spanner.sessions.create',
+    'spanner.sessions.delete',
+    'spanner.sessions.get',
+  ]);
+  const writer = grantsOf(all).filter((g) => g.startsWith('sluice-writer '));
+  expect(writer.join('\n')).not.toMatch(/databaseUser|databaseAdmin|updateDdl/);
 });

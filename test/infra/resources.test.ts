@@ -118,6 +118,8 @@ test('the resource set: how many of each type the default deployment creates', (
     'gcp:logging/metric:Metric': 19,
     'gcp:monitoring/alertPolicy:AlertPolicy': 9,
     'gcp:monitoring/dashboard:Dashboard': 1,
+    // The writer's Spanner role (ADR-2304): a role definition, not a grant.
+    'gcp:projects/iAMCustomRole:IAMCustomRole': 1,
     'gcp:serviceaccount/account:Account': 6,
     'gcp:serviceaccount/iAMMember:IAMMember': 3,
     'gcp:spanner/databaseIAMMember:DatabaseIAMMember': 4,
@@ -139,7 +141,7 @@ test("the writer alone gets its own variables; dead letters under the pipeline's
     SLUICE_LEDGER_BUCKET: 'acme-prod-sluice-ledger',
     SLUICE_SPANNER_INSTANCE: 'main',
     SLUICE_SPANNER_DATABASE: 'orders',
-    SLUICE_WRITER_DEAD_LETTER_PREFIX: 'sluice/dead-letters/',
+    SLUICE_WRITER_DEAD_LETTER_PREFIX: 'writer-dead-letters/sluice/',
     SLUICE_WRITER_CONSTRAINT_VIOLATION_POLICY: 'fail',
     SLUICE_WRITER_ORDERING: 'none',
     SLUICE_WRITER_REQUEST_DEADLINE_MS: '400000',

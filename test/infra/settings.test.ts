@@ -98,3 +98,15 @@ test('unknown top-level keys are refused, with the nearest known key or the list
     expect.stringMatching(/^sluice:colour: unknown key; known keys: sluice:pipeline, sluice:prefix, /),
   ]);
 });
+
+test('a writer dead-letter prefix reaching the ledger paths is refused: the writer could forge what the others replay', () => {
+  for (const deadLetterPrefix of ['sluice/dead-letters/', 'sluice/', 'sluice/dead-letters/stream/Orders/'])
+    expect(problems({ deployment: { writer: { deadLetterPrefix } } })).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^sluice:writer\\.deadLetterPrefix: "${deadLetterPrefix}" must not overlap the ledger's paths`,
+        ),
+      ),
+    ]);
+  expect(problems({ deployment: { writer: { deadLetterPrefix: 'producers/dead-letters/' } } })).toEqual([]);
+});

@@ -31,6 +31,9 @@ export interface WriterConfig {
   ordering: Ordering;
 }
 
+/** The writer's body limit when `SLUICE_WRITER_MAX_BODY_BYTES` is not set. */
+export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
+
 function count(min: number, max: number, fallback: number) {
   const rule = `must be a whole number from ${min} to ${max}`;
   return z
@@ -74,7 +77,7 @@ const schema = z.strictObject({
   SLUICE_WRITER_REQUEST_DEADLINE_MS: millis(1_000, 3_600_000, 400_000),
   SLUICE_WRITER_CONCURRENCY: count(1, 64, 8),
   SLUICE_WRITER_MAX_REQUEST_MUTATIONS: count(1, 100_000, 10_000),
-  SLUICE_WRITER_MAX_BODY_BYTES: count(1_024, 32 * 1024 * 1024, 10 * 1024 * 1024),
+  SLUICE_WRITER_MAX_BODY_BYTES: count(1_024, 32 * 1024 * 1024, DEFAULT_MAX_BODY_BYTES),
   SLUICE_WRITER_CONSTRAINT_VIOLATION_POLICY: z
     .enum(['fail', 'route-to-failure-handler'], 'must be fail or route-to-failure-handler')
     .default('fail'),
@@ -84,8 +87,29 @@ const schema = z.strictObject({
 /** The variables the writer reads. */
 export const WRITER_VARIABLES = Object.keys(schema.shape);
 
-function crossIssues(c: WriterConfig, bucketGiven: boolean): ConfigIssue[] {
+/**
+ * The writer's dead-letter prefix when none is configured: outside `<pipeline>/`, where the ledger keeps
+ * everything the other functions trust, the reader's replayable dead letters included (ADR-2303).
+ */
+export function defaultWriterDeadLetterPrefix(pipeline: string): string {
+  return `writer-dead-letters/${pipeline}/`;
+}
+
+/**
+ * Why a writer dead-letter prefix in the ledger bucket is refused: the writer's account may create objects
+ * under it, so it must neither lie inside the pipeline's ledger paths (`<pipeline>/`) nor contain them.
+ */
+export function ledgerOverlap(prefix: string, pipeline: string): string | undefined {
+  const ledger = `${pipeline}/`;
+  if (!prefix.startsWith(ledger) && !ledger.startsWith(prefix)) return undefined;
+  return `must not overlap the ledger's paths (${ledger}) in the ledger bucket: the writer could create objects the other functions trust`;
+}
+
+function crossIssues(c: WriterConfig, bucketGiven: boolean, ledgerBucket?: string): ConfigIssue[] {
   const issues: ConfigIssue[] = [];
+  const overlap =
+    c.deadLetters.bucket === ledgerBucket ? ledgerOverlap(c.deadLetters.prefix, c.pipeline) : undefined;
+  if (overlap) issues.push({ path: 'SLUICE_WRITER_DEAD_LETTER_PREFIX', rule: overlap });
   if (!bucketGiven)
     issues.push({
       path: 'SLUICE_WRITER_DEAD_LETTER_BUCKET',
@@ -125,7 +149,7 @@ export function parseWriterConfig(env: Record<string, string | undefined>): Writ
     database: e.SLUICE_SPANNER_DATABASE,
     deadLetters: {
       bucket: e.SLUICE_WRITER_DEAD_LETTER_BUCKET ?? e.SLUICE_LEDGER_BUCKET ?? '',
-      prefix: e.SLUICE_WRITER_DEAD_LETTER_PREFIX ?? `${e.SLUICE_PIPELINE}/dead-letters/`,
+      prefix: e.SLUICE_WRITER_DEAD_LETTER_PREFIX ?? defaultWriterDeadLetterPrefix(e.SLUICE_PIPELINE),
     },
     limits: {
       maxCells: e.SLUICE_WRITER_MAX_BATCH_CELLS,
@@ -145,7 +169,7 @@ export function parseWriterConfig(env: Record<string, string | undefined>): Writ
     constraintViolationPolicy: e.SLUICE_WRITER_CONSTRAINT_VIOLATION_POLICY,
     ordering: e.SLUICE_WRITER_ORDERING,
   };
-  const issues = crossIssues(config, config.deadLetters.bucket !== '');
+  const issues = crossIssues(config, config.deadLetters.bucket !== '', e.SLUICE_LEDGER_BUCKET);
   if (issues.length) throw new ConfigError(issues);
   return config;
 }

@@ -76,13 +76,54 @@ function under(prefix: string, problems: string[]): string[] {
   });
 }
 
+/** A mutation with an unknown `op`: that problem and every other one, as if the op were right. */
+function badOp(raw: object, path: string): string[] {
+  const { op, ...fields } = raw as Record<string, unknown>;
+  const rest =
+    'key' in fields
+      ? deleteSchema.omit({ op: true }).safeParse(fields)
+      : writeSchema.omit({ op: true }).safeParse(fields);
+  const others = rest.success ? [] : under(path, describeIssues(rest.error));
+  return [`${path}.op: must be one of ${MUTATION_OPS.join(', ')}, saw ${JSON.stringify(op)}`, ...others];
+}
+
+/**
+ * Spanner keeps a JSON value to 80 levels of nesting (Spanner quotas and limits, "JSON": maximum nesting
+ * depth); a request adds four of its own (body, list, mutation, row). Deeper bodies are refused before any
+ * recursive step (typing, number checks, serialising) could run out of stack.
+ */
+export const MAX_BODY_DEPTH = 84;
+
+/** The nesting depth of a parsed JSON value, counted without recursion; stops past `max`. */
+export function jsonDepth(value: unknown, max = MAX_BODY_DEPTH): number {
+  let deepest = 0;
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop() as [unknown, number];
+    if (typeof v !== 'object' || v === null) continue;
+    deepest = Math.max(deepest, depth);
+    if (deepest > max) return deepest;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return deepest;
+}
+
+function tooDeep(value: unknown, what: string): Parsed<never> | undefined {
+  if (jsonDepth(value) <= MAX_BODY_DEPTH) return undefined;
+  return {
+    ok: false,
+    problems: [
+      `${what}: nested deeper than ${MAX_BODY_DEPTH} levels (Spanner keeps a JSON value to 80 levels)`,
+    ],
+  };
+}
+
 function parseMutation(raw: unknown, index: number): Parsed<MutationInput> {
   const path = `mutations[${index}]`;
   const op = (raw as { op?: unknown } | null)?.op;
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
     return { ok: false, problems: [`${path}: must be an object {"op", "table", "row" | "key"}`] };
-  if (!MUTATION_OPS.includes(op as MutationOp))
-    return { ok: false, problems: [`${path}.op: must be one of ${MUTATION_OPS.join(', ')}`] };
+  if (!MUTATION_OPS.includes(op as MutationOp)) return { ok: false, problems: badOp(raw, path) };
   const parsed = (op === 'delete' ? deleteSchema : writeSchema).safeParse(raw);
   if (!parsed.success) return { ok: false, problems: under(path, describeIssues(parsed.error)) };
   return { ok: true, value: { index, ...parsed.data } as MutationInput };
@@ -131,6 +172,8 @@ function parseEnvelope(body: unknown, maxMutations: number): Parsed<WriteRequest
     return { ok: false, problems: ['message.data: must be base64'] };
   const inner = decodeJson(data, 'message.data');
   if (!inner.ok) return inner;
+  const deep = tooDeep(inner.value, 'message.data');
+  if (deep) return deep;
   const mutations = parseMutationsBody(inner.value, maxMutations, 'message.data');
   if (!mutations.ok) return mutations;
   const pubsub: PubSubOrigin = { messageId: message.messageId ?? message.message_id ?? '' };
@@ -148,6 +191,8 @@ export function parseWriteRequest(raw: unknown, maxMutations: number): Parsed<Wr
   const body = decodeJson(raw, 'body');
   if (!body.ok) return body;
   const value = body.value;
+  const deep = tooDeep(value, 'body');
+  if (deep) return deep;
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     return {
       ok: false,

@@ -28,6 +28,8 @@ async function call(
     },
   };
   const raw = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+  // As every caller sends them: Cloud Tasks, the CLI and the console send JSON (ADR-2301).
+  headers = { 'content-type': 'application/json', ...headers };
   const matched = await handleBackfillRequest(
     h.deps,
     { method, path, body, rawBody: raw, header: (n) => headers[n.toLowerCase()] },

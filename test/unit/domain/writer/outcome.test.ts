@@ -132,7 +132,7 @@ const BASE = {
 test('configuration: defaults, the dead-letter bucket from the ledger bucket, overrides', () => {
   const c = parseWriterConfig(BASE);
   expect(c).toMatchObject({
-    deadLetters: { bucket: 'acme-ledger', prefix: 'sluice/dead-letters/' },
+    deadLetters: { bucket: 'acme-ledger', prefix: 'writer-dead-letters/sluice/' },
     limits: { maxCells: 5000, maxMutations: 500, maxBytes: 1_048_576 },
     retry: { maxAttempts: 10, batchWriteTimeoutMs: 30_000, backoffInitialMs: 500, backoffMaxMs: 10_000 },
     requestDeadlineMs: 400_000,
@@ -181,4 +181,27 @@ test('configuration: every bad variable named at once', () => {
   expect(() => parseWriterConfig({ ...BASE, SLUICE_WRITER_BACKOFF_MAX_MS: '100' })).toThrow(
     /SLUICE_WRITER_BACKOFF_MAX_MS/,
   );
+});
+
+test('the writer refuses a dead-letter prefix in the ledger bucket overlapping the ledger paths, and defaults outside them', () => {
+  const env = {
+    SLUICE_PROJECT: 'acme-prod',
+    SLUICE_SPANNER_INSTANCE: 'main',
+    SLUICE_SPANNER_DATABASE: 'orders',
+    SLUICE_LEDGER_BUCKET: 'acme-ledger',
+  };
+  expect(parseWriterConfig(env).deadLetters).toEqual({
+    bucket: 'acme-ledger',
+    prefix: 'writer-dead-letters/sluice/',
+  });
+  expect(() =>
+    parseWriterConfig({ ...env, SLUICE_WRITER_DEAD_LETTER_PREFIX: 'sluice/dead-letters/' }),
+  ).toThrow(/SLUICE_WRITER_DEAD_LETTER_PREFIX.*must not overlap the ledger's paths/s);
+  // In a bucket of its own the prefix is the writer's alone.
+  const own = {
+    ...env,
+    SLUICE_WRITER_DEAD_LETTER_BUCKET: 'acme-writer',
+    SLUICE_WRITER_DEAD_LETTER_PREFIX: 'sluice/',
+  };
+  expect(parseWriterConfig(own).deadLetters.prefix).toBe('sluice/');
 });

@@ -48,7 +48,7 @@ test('every problem is named with its path, all at once', () => {
       ],
     }),
   ).toEqual([
-    'mutations[0].op: must be one of insert, update, insertOrUpdate, replace, delete',
+    'mutations[0].op: must be one of insert, update, insertOrUpdate, replace, delete, saw "upsert"',
     'mutations[1].table: must be a table name (a string)',
     'mutations[1].row: must be an object of column name to value',
     'mutations[2].key: must be the list of primary-key values, in key order',
@@ -90,7 +90,10 @@ test('a Pub/Sub push envelope carries the same body in base64, with its message 
   });
   const bad = Buffer.from(JSON.stringify({ mutations: [{ op: 'x' }] })).toString('base64');
   expect(problems({ message: { data: bad, messageId: '1' } })).toEqual([
-    'message.data.mutations[0].op: must be one of insert, update, insertOrUpdate, replace, delete',
+    // A bad op does not hide the mutation's other problems.
+    'message.data.mutations[0].op: must be one of insert, update, insertOrUpdate, replace, delete, saw "x"',
+    'message.data.mutations[0].table: must be a table name (a string)',
+    'message.data.mutations[0].row: must be an object of column name to value',
   ]);
   expect(problems({ message: { data: '%%%', messageId: '1' } })).toEqual(['message.data: must be base64']);
   expect(problems({ message: { data: Buffer.from('nope').toString('base64') } })).toEqual([
