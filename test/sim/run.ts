@@ -2,6 +2,7 @@
  * One simulated run from a seed (or a recorded schedule), checked against every invariant, and the named
  * scenarios the runner and the fixed-seed test choose from.
  */
+import { runBackfill } from './backfill';
 import { Decisions } from './decisions';
 import { finalInvariants, InvariantError, stepInvariants } from './invariants';
 import { DEFAULT_SOURCE } from './source';
@@ -19,6 +20,8 @@ export const SCENARIOS: Record<string, Scenario> = {
     churn: 0.25,
     source: { ...DEFAULT_SOURCE, splitRecords: 0.8, slowChunk: 0.1 },
   },
+  /** A backfill under GCS faults (any call, lost answers) and BigQuery forgetting committed streams. */
+  backfill: { ...DEFAULT_SCENARIO, name: 'backfill', backfill: { store: 0.08, forget: 0.5 } },
   /** The services misbehave as often as they may: GCS faults, duplicates, failing queries. */
   faults: {
     ...DEFAULT_SCENARIO,
@@ -52,6 +55,10 @@ export async function runSeed(
   const world = new SimWorld(rng, scenario);
   const base = { seed, scenario: scenario.name, log: rng.log };
   try {
+    if (scenario.backfill) {
+      const steps = await runBackfill(rng, scenario.backfill);
+      return { ...base, ok: true, steps };
+    }
     for (let i = 0; i < scenario.steps; i++) {
       const status = await world.step();
       if (status) await stepInvariants(world, status);

@@ -42,6 +42,8 @@ export interface Scenario {
   duplicates: number;
   /** Probability of a split or a merge per scripted event. */
   churn: number;
+  /** Set: the run is a backfill under these fault probabilities instead of the stream. */
+  backfill?: { store: number; forget: number };
 }
 
 export const DEFAULT_SCENARIO: Scenario = {
