@@ -5,8 +5,8 @@
  */
 import { runSeed, SCENARIOS } from './run';
 
-/** Seeds of the default scenario that pass on this code. */
-const PASSING = Array.from({ length: 40 }, (_, i) => i + 1);
+/** Seeds of the default scenario that pass on this code (25 is a known bug's, below). */
+const PASSING = Array.from({ length: 40 }, (_, i) => i + 1).filter((seed) => seed !== 25);
 
 /** Seeds of the backfill scenario that pass on this code. */
 const BACKFILL_PASSING = [1, 2, 3, 4, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22];
@@ -17,8 +17,8 @@ const BACKFILL_PASSING = [1, 2, 3, 4, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17
  */
 const KNOWN_BUGS: Array<{ scenario: string; seed: number; invariant: string; bug: string }> = [
   // #24 bug 1: a split reported as several child-partitions records, the request deadline between them.
-  { scenario: 'default', seed: 53, invariant: 'replica-covers-watermark', bug: '#24 bug 1' },
-  { scenario: 'churn', seed: 1, invariant: 'replica-covers-watermark', bug: '#24 bug 1' },
+  { scenario: 'default', seed: 25, invariant: 'every-partition-read', bug: '#24 bug 1' },
+  { scenario: 'churn', seed: 2, invariant: 'replica-covers-watermark', bug: '#24 bug 1' },
   // #24 bug 2: a committed backfill stream, the done marker's write failing, BigQuery forgetting the stream.
   { scenario: 'backfill', seed: 5, invariant: 'history-exactly-once', bug: '#24 bug 2' },
 ];
@@ -53,10 +53,10 @@ describe('simulation', () => {
   }
 
   it('one seed is one run, and its recorded schedule replays it draw for draw', async () => {
-    const first = await runSeed(53, SCENARIOS.default!);
-    const again = await runSeed(53, SCENARIOS.default!);
+    const first = await runSeed(25, SCENARIOS.default!);
+    const again = await runSeed(25, SCENARIOS.default!);
     expect(again.log).toEqual(first.log);
-    const replayed = await runSeed(53, SCENARIOS.default!, first.log);
+    const replayed = await runSeed(25, SCENARIOS.default!, first.log);
     expect(replayed.log).toEqual(first.log);
     expect(replayed.message).toBe(first.message);
   });

@@ -8,6 +8,7 @@ import type { Timestamp } from '../../shared/domain/timestamp';
 import type { ChangeQuery, ChangeSource } from '../../shared/ports/change-source';
 import { GrpcLikeError, type ScriptedStream } from '../app/support/script';
 import type { Decisions } from './decisions';
+import type { Killer } from './kill';
 
 /** Probabilities of the stream's behaviours (a scenario may change them). */
 export interface SourceBehaviour {
@@ -45,6 +46,7 @@ export class SimSource implements ChangeSource {
     private readonly rng: Decisions,
     private readonly advance: (ms: number) => void,
     private readonly behaviour: SourceBehaviour = DEFAULT_SOURCE,
+    private readonly killer: Killer | null = null,
   ) {}
 
   async *read(query: ChangeQuery, signal?: AbortSignal): AsyncIterable<ChangeRecord> {
@@ -61,6 +63,7 @@ export class SimSource implements ChangeSource {
         this.advance(rng.int(behaviour.maxRecordMs));
         if (!this.quiet && rng.chance(behaviour.slowChunk)) this.advance(3_000);
         if (signal?.aborted) return;
+        await this.killer?.point();
         yield delivered;
       }
     }

@@ -12,6 +12,7 @@ import type { TaskRequest } from '../../shared/ports/task-queue';
 import { FlakyStore } from '../app/support/flaky-store';
 import { Harness } from '../app/support/harness';
 import type { Decisions } from './decisions';
+import { KillableStore, Killer } from './kill';
 import { DEFAULT_SOURCE, SimSource, type SourceBehaviour } from './source';
 
 /** The harness with the simulated change stream in place of the script's plain one. */
@@ -42,6 +43,8 @@ export interface Scenario {
   duplicates: number;
   /** Probability of a split or a merge per scripted event. */
   churn: number;
+  /** Probability that a (single) delivery's instance is killed at one of its awaits. */
+  kills: number;
   /** Set: the run is a backfill under these fault probabilities instead of the stream. */
   backfill?: { store: number; forget: number };
 }
@@ -54,6 +57,7 @@ export const DEFAULT_SCENARIO: Scenario = {
   storeFaults: 0.1,
   duplicates: 0.1,
   churn: 0.08,
+  kills: 0.05,
 };
 
 /** The kinds of step the scheduler chooses among; index 0 is the plainest. */
@@ -61,6 +65,7 @@ const STEPS = ['deliver', 'tick', 'workload', 'advance', 'deliver-two', 'fault']
 
 export class SimWorld {
   readonly store = new FlakyStore();
+  readonly killer = new Killer();
   readonly h: SimHarness;
   /** Highest watermark seen by a tick (watermark-monotone). */
   watermark: Timestamp | null = null;
@@ -73,17 +78,23 @@ export class SimWorld {
     readonly rng: Decisions,
     readonly scenario: Scenario,
   ) {
-    this.h = new SimHarness({ roots: scenario.roots, store: this.store });
+    this.h = new SimHarness({ roots: scenario.roots, store: new KillableStore(this.store, this.killer) });
     // A request stops at its deadline (ADR-1505); virtual time passes as records arrive (see SimSource).
     this.h.settings = { ...this.h.settings, requestDeadlineMs: 3_000 };
-    this.h.source = new SimSource(this.h.script, rng, (ms) => this.h.advance(ms), scenario.source);
+    this.h.source = new SimSource(
+      this.h.script,
+      rng,
+      (ms) => this.h.advance(ms),
+      scenario.source,
+      this.killer,
+    );
   }
 
   /** One step of the faulty phase, chosen by the schedule. */
   async step(): Promise<PipelineStatus | null> {
     this.steps++;
     const kind = this.rng.pick(STEPS);
-    if (kind === 'deliver') await this.deliverOne();
+    if (kind === 'deliver') await this.deliverOne(this.rng.chance(this.scenario.kills));
     else if (kind === 'deliver-two') await Promise.all([this.deliverOne(), this.deliverOne()]);
     else if (kind === 'workload') this.workload();
     else if (kind === 'advance') this.h.advance(this.rng.int(5_000));
@@ -107,15 +118,23 @@ export class SimWorld {
    * Cloud Tasks delivers any due task, not necessarily the oldest (gcp-platform.md, Cloud Tasks: at least once,
    * no order guarantee); a failed delivery comes back later, and any delivery may come twice.
    */
-  async deliverOne(): Promise<void> {
+  async deliverOne(kill = false): Promise<void> {
     const nowMs = Number(this.h.now / 1_000_000n);
     const due = this.h.queue.pending.filter((t) => (t.notBeforeMs ?? 0) <= nowMs);
     if (due.length === 0) return;
     const task = this.rng.pick(due);
     this.h.queue.pending.splice(this.h.queue.pending.indexOf(task), 1);
     if (this.rng.chance(this.scenario.duplicates)) this.h.queue.pending.push(structuredClone(task));
-    const out = await this.deliver(task);
-    if (out.status < 200 || out.status >= 300) {
+    let out: TaskOutcome | null;
+    if (kill) {
+      this.killer.arm(this.rng.int(30));
+      out = await Promise.race([this.deliver(task), this.killer.killed.then(() => null)]);
+      this.killer.disarm();
+    } else out = await this.deliver(task);
+    if (out === null) {
+      // No answer: Cloud Tasks retries once the dispatch deadline has passed.
+      this.h.queue.pending.push({ ...task, notBeforeMs: nowMs + 10_000 });
+    } else if (out.status < 200 || out.status >= 300) {
       this.h.queue.pending.push({ ...task, notBeforeMs: nowMs + 1_000 + this.rng.int(10_000) });
     }
   }
