@@ -1,6 +1,6 @@
 /** The backfill function: a thin HTTP adapter registered with the functions framework. */
 import { http } from '@google-cloud/functions-framework';
-import type { BackfillDeps } from '../../shared/app/backfill/deps';
+import type { BackfillDeps } from '../../shared/app/backfill';
 import { MAX_REQUEST_BYTES } from '../../shared/domain/backfill/request';
 import { SluiceError } from '../../shared/domain/errors';
 import { registerBodyLimit } from '../../shared/http/body-guard';

@@ -3,12 +3,17 @@
  * `POST /dead-letters/replay` and `POST /tables/forget` (ADR-1517). Each validates its input, names what is wrong in a JSON 400, and maps the use
  * cases' outcomes to HTTP; nothing here decides anything.
  */
-import type { BackfillDeps } from '../../shared/app/backfill/deps';
-import { DeadLetterStore } from '../../shared/app/dead-letters';
-import { LedgerStore } from '../../shared/app/ledger-store';
-import { replayDeadLetters } from '../../shared/app/operator/dead-letter-replay';
-import { PARTITION_ID, PartitionNotFound, retryPartitions } from '../../shared/app/operator/partition-retry';
-import { ForgetRefused, type ForgetRequest, forgetTables } from '../../shared/app/operator/table-forget';
+import type { BackfillDeps } from '../../shared/app/backfill';
+import { DeadLetterStore, LedgerStore } from '../../shared/app/ledger';
+import {
+  ForgetRefused,
+  type ForgetRequest,
+  forgetTables,
+  PARTITION_ID,
+  PartitionNotFound,
+  replayDeadLetters,
+  retryPartitions,
+} from '../../shared/app/operator';
 import { isDeadLetterId } from '../../shared/domain/dead-letter';
 import { formatTimestamp } from '../../shared/domain/timestamp';
 import type { HttpRequest, HttpResponse } from '../../shared/http/health';

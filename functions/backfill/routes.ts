@@ -3,6 +3,7 @@
  * `GET /status`, the failure routes of `operator-routes.ts`) and the worker route Cloud Tasks calls. Only maps requests and outcomes to HTTP.
  */
 import { randomBytes } from 'node:crypto';
+import type { BackfillDeps } from '../../shared/app/backfill';
 import {
   cancelBackfill,
   getBackfill,
@@ -10,7 +11,6 @@ import {
   runPartition,
   startBackfill,
 } from '../../shared/app/backfill';
-import type { BackfillDeps } from '../../shared/app/backfill/deps';
 import { parsePartitionTask } from '../../shared/domain/backfill/job';
 import { parseBackfillRequest } from '../../shared/domain/backfill/request';
 import { type Audience, httpStatusFor, SluiceError } from '../../shared/domain/errors';

@@ -8,7 +8,7 @@
  * ERROR: at most two attempts per bad task, whatever the queue's retry policy.
  */
 import { http } from '@google-cloud/functions-framework';
-import { readerTaskSchema } from '../../shared/app/reader-task';
+import { readerTaskSchema } from '../../shared/app/replication/common';
 import { SluiceError } from '../../shared/domain/errors';
 import type { LogContext, Logger } from '../../shared/domain/log';
 import { describeIssues } from '../../shared/domain/zod-helpers';

@@ -5,13 +5,12 @@
  */
 import { GcsObjectStore } from '../adapters/gcs/object-store';
 import { CloudTasksQueue } from '../adapters/tasks/task-queue';
-import type { BackfillStarter } from '../app/backfill/starter';
-import { DeadLetterStore } from '../app/dead-letters';
-import { EnrichmentCounters } from '../app/enrichment/counters';
-import { LedgerStore } from '../app/ledger-store';
-import { Reader } from '../app/reader';
-import { Scheduler } from '../app/scheduler';
-import type { AppSettings, Runtime } from '../app/settings';
+import type { BackfillStarter } from '../app/backfill';
+import type { AppSettings, Runtime } from '../app/common';
+import { EnrichmentCounters } from '../app/enrichment';
+import { DeadLetterStore, LedgerStore } from '../app/ledger';
+import { Reader } from '../app/replication/reader';
+import { Scheduler } from '../app/replication/scheduler';
 import { ConfigError, type PipelineConfig, parseConfig } from '../domain/config';
 import { parseLineageSettings } from '../domain/lineage/settings';
 import { createLogger, type Logger } from '../domain/log';

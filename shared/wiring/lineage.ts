@@ -5,9 +5,7 @@
 import { LineageClient } from '@google-cloud/lineage';
 import { credentials } from '@grpc/grpc-js';
 import { DataLineageSink } from '../adapters/lineage/lineage-sink';
-import { BackfillLineage } from '../app/lineage/backfill';
-import { PipelineLineage } from '../app/lineage/pipeline';
-import { LineageReporter } from '../app/lineage/reporter';
+import { BackfillLineage, LineageReporter, PipelineLineage } from '../app/lineage';
 import type { PipelineConfig } from '../domain/config';
 import { type LineageSettings, parseLineageSettings } from '../domain/lineage/settings';
 import type { Logger } from '../domain/log';

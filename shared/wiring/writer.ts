@@ -9,7 +9,7 @@ import { Storage } from '@google-cloud/storage';
 import { GcsObjectStore } from '../adapters/gcs/object-store';
 import { SpannerMutationSink } from '../adapters/spanner/mutation-sink';
 import { SpannerWriterCatalog } from '../adapters/spanner/writer-catalog';
-import { MutationWriter } from '../app/writer/writer';
+import { MutationWriter } from '../app/writer';
 import { createLogger, type Logger } from '../domain/log';
 import { parseWriterConfig, type WriterConfig } from '../domain/writer/config';
 import { endpointsFromEnv } from './clients';

@@ -4,10 +4,11 @@
  * after a cold start. The ledger's marker tells the deleted table from a new one: the deleted one is refused
  * with an error naming it, a new one is created, and after the backfill's fresh ensure the rows flow again.
  */
+
+import type { PipelineStatus } from '../../shared/app/ledger/status';
 import { retryPartitions } from '../../shared/app/operator/partition-retry';
-import type { Scheduler } from '../../shared/app/scheduler';
-import type { PipelineStatus } from '../../shared/app/status';
-import { withMissingTables } from '../../shared/app/table-status';
+import type { Scheduler } from '../../shared/app/replication/scheduler/scheduler';
+import { withMissingTables } from '../../shared/app/tables/table-status';
 import { createLogger } from '../../shared/domain/log';
 import { historyTableMissing, replicaTableMissing } from '../../shared/domain/missing-table';
 import { addMillis } from '../../shared/domain/timestamp';

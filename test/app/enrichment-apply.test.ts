@@ -9,12 +9,12 @@
 import { MemoryDimensionReader } from '../../shared/adapters/memory/dimension-reader';
 import { MemoryObjectStore } from '../../shared/adapters/memory/object-store';
 import { MemoryHistorySink, MemoryReplicaSink } from '../../shared/adapters/memory/sinks';
-import { DeadLetterStore } from '../../shared/app/dead-letters';
 import { Enrichments } from '../../shared/app/enrichment/apply';
+import { DeadLetterStore } from '../../shared/app/ledger/dead-letters';
 import { replayDeadLetters } from '../../shared/app/operator/dead-letter-replay';
-import { enrichBatch, historyBatches, writeReplica } from '../../shared/app/sink-writer';
-import { validateStream } from '../../shared/app/stream-validation';
-import { TableRegistry } from '../../shared/app/table-registry';
+import { validateStream } from '../../shared/app/replication/scheduler/stream-validation';
+import { enrichBatch, historyBatches, writeReplica } from '../../shared/app/sinks/sink-writer';
+import { TableRegistry } from '../../shared/app/tables/table-registry';
 import type {
   DataChangeRecord,
   JsonValue,

@@ -5,7 +5,7 @@
 import { MemoryObjectStore } from '../../shared/adapters/memory/object-store';
 import type { EnrichmentStats } from '../../shared/app/enrichment/apply';
 import { EnrichmentCounters } from '../../shared/app/enrichment/counters';
-import { countEnrichment } from '../../shared/app/status-errors';
+import { countEnrichment } from '../../shared/app/replication/scheduler/status-errors';
 
 const stats = (missing: number, hits: number): EnrichmentStats => ({
   'Orders.lookups[0]': {

@@ -10,7 +10,7 @@
  * - bad requests are named; a warm instance re-plans a table met missing, so a forget reaches it too.
  */
 import { MemoryHistorySink, MemoryReplicaSink } from '../../shared/adapters/memory/sinks';
-import { TableRegistry } from '../../shared/app/table-registry';
+import { TableRegistry } from '../../shared/app/tables/table-registry';
 import { createLogger } from '../../shared/domain/log';
 import { replicaTableMissing } from '../../shared/domain/missing-table';
 import { addMillis } from '../../shared/domain/timestamp';

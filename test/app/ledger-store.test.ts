@@ -1,5 +1,5 @@
-import { LedgerStore } from '../../shared/app/ledger-store';
-import { LAG_HISTORY, type PipelineStatus, withLagSample } from '../../shared/app/status';
+import { LedgerStore } from '../../shared/app/ledger/ledger-store';
+import { LAG_HISTORY, type PipelineStatus, withLagSample } from '../../shared/app/ledger/status';
 import { SluiceError } from '../../shared/domain/errors';
 import { acquireLease, entriesFromChildPartitions, type PartitionEntry } from '../../shared/domain/ledger';
 import { createLogger } from '../../shared/domain/log';

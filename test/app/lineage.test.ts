@@ -8,7 +8,7 @@ import { cancelBackfill, runPartition, startBackfill } from '../../shared/app/ba
 import { BackfillLineage } from '../../shared/app/lineage/backfill';
 import { PipelineLineage } from '../../shared/app/lineage/pipeline';
 import { LineageReporter } from '../../shared/app/lineage/reporter';
-import { Scheduler } from '../../shared/app/scheduler';
+import { Scheduler } from '../../shared/app/replication/scheduler/scheduler';
 import { parsePartitionTask } from '../../shared/domain/backfill/job';
 import { SluiceError } from '../../shared/domain/errors';
 import { pipelineRunId, runEvent } from '../../shared/domain/lineage/events';

@@ -5,9 +5,9 @@
  * table; a plain `Orders` beside `sales.Orders` goes to two tables and is accepted.
  */
 
-import { validateStream } from '../../shared/app/stream-validation';
-import { TableRegistry } from '../../shared/app/table-registry';
-import { syncTables } from '../../shared/app/table-status';
+import { validateStream } from '../../shared/app/replication/scheduler/stream-validation';
+import { TableRegistry } from '../../shared/app/tables/table-registry';
+import { syncTables } from '../../shared/app/tables/table-status';
 import { parseConfigObject } from '../../shared/domain/config';
 import { createLogger } from '../../shared/domain/log';
 import { fromNanos } from '../../shared/domain/timestamp';

@@ -7,10 +7,10 @@
  */
 import { MemoryObjectStore } from '../../shared/adapters/memory/object-store';
 import { MemoryHistorySink, MemoryReplicaSink } from '../../shared/adapters/memory/sinks';
-import { DeadLetterStore } from '../../shared/app/dead-letters';
+import { DeadLetterStore } from '../../shared/app/ledger/dead-letters';
 import { replayDeadLetters } from '../../shared/app/operator/dead-letter-replay';
-import { historyBatches, writeReplica } from '../../shared/app/sink-writer';
-import { TableRegistry } from '../../shared/app/table-registry';
+import { historyBatches, writeReplica } from '../../shared/app/sinks/sink-writer';
+import { TableRegistry } from '../../shared/app/tables/table-registry';
 import type {
   ColumnType,
   DataChangeRecord,

@@ -3,7 +3,7 @@
  * list for tables ensured before markers, `forgotten` markers, and a marker that cannot be read.
  */
 import { MemoryObjectStore } from '../../shared/adapters/memory/object-store';
-import { LedgerStore } from '../../shared/app/ledger-store';
+import { LedgerStore } from '../../shared/app/ledger/ledger-store';
 import { createLogger } from '../../shared/domain/log';
 
 function setup() {

@@ -13,8 +13,8 @@ import {
   MemoryReplicaSink,
 } from '../../shared/adapters/memory/sinks';
 import { MemoryTaskQueue } from '../../shared/adapters/memory/task-queue';
-import { readerTaskSchema } from '../../shared/app/reader-task';
-import type { AppSettings } from '../../shared/app/settings';
+import type { AppSettings } from '../../shared/app/common/settings';
+import { readerTaskSchema } from '../../shared/app/replication/common/reader-task';
 import { parseConfigObject } from '../../shared/domain/config';
 import { createLogger } from '../../shared/domain/log';
 import { addMillis, formatTimestamp, fromEpochMillis, type Timestamp } from '../../shared/domain/timestamp';

@@ -17,9 +17,9 @@ import {
   MemoryReplicaSink,
 } from '../../shared/adapters/memory/sinks';
 import { MemoryTaskQueue } from '../../shared/adapters/memory/task-queue';
-import { LedgerStore } from '../../shared/app/ledger-store';
-import { Scheduler } from '../../shared/app/scheduler';
-import type { AppSettings } from '../../shared/app/settings';
+import type { AppSettings } from '../../shared/app/common/settings';
+import { LedgerStore } from '../../shared/app/ledger/ledger-store';
+import { Scheduler } from '../../shared/app/replication/scheduler/scheduler';
 import { parseConfigObject } from '../../shared/domain/config';
 import type { ChangeStreamOptions, TableSchema } from '../../shared/domain/information-schema';
 import {

@@ -13,7 +13,7 @@ import { type RunningSpannerEmulator, startSpannerEmulator } from '../../local/e
 import { SpannerCatalogReader } from '../../shared/adapters/spanner/catalog';
 import { SpannerDimensionReader } from '../../shared/adapters/spanner/dimension-reader';
 import { Enrichments } from '../../shared/app/enrichment/apply';
-import { resolveTableLookups } from '../../shared/app/enrichment/resolve';
+import { resolveTableLookups } from '../../shared/app/tables/lookup-resolution';
 import type { Dialect } from '../../shared/domain/change-record';
 import { lookupsSchema } from '../../shared/domain/enrichment/lookups';
 import { fromSecondsAndNanos, type Timestamp } from '../../shared/domain/timestamp';

@@ -6,7 +6,7 @@
  * of it: a re-sent batch — also one whose requests straddle where an earlier attempt stopped — writes each
  * row once.
  */
-import { appendExactlyOnce } from '../../shared/app/history-append';
+import { appendExactlyOnce } from '../../shared/app/sinks/history-append';
 import { type HistoryRow, historyRows } from '../../shared/domain/history-rows';
 import type { HistorySink } from '../../shared/ports/sinks';
 import { at, record } from './sinks.contract';

@@ -23,7 +23,7 @@ import { MemoryObjectStore } from '../../shared/adapters/memory/object-store';
 import { MemoryTaskQueue } from '../../shared/adapters/memory/task-queue';
 import { SpannerCatalogReader } from '../../shared/adapters/spanner/catalog';
 import { SpannerChangeSource } from '../../shared/adapters/spanner/change-source';
-import { readerTaskSchema } from '../../shared/app/reader-task';
+import { readerTaskSchema } from '../../shared/app/replication/common/reader-task';
 import type { Dialect } from '../../shared/domain/change-record';
 import { parseConfigObject } from '../../shared/domain/config';
 import { createLogger } from '../../shared/domain/log';

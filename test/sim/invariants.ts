@@ -2,7 +2,7 @@
  * Every invariant the simulator checks, in one place. `stepInvariants` hold after every scheduler tick, under
  * any fault; `finalInvariants` hold once the run has caught up with no more faults (liveness).
  */
-import type { PipelineStatus } from '../../shared/app/status';
+import type { PipelineStatus } from '../../shared/app/ledger/status';
 import { partitionId } from '../../shared/domain/ledger';
 import { parseTimestamp, type Timestamp } from '../../shared/domain/timestamp';
 import type { SimWorld } from './world';

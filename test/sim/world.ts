@@ -4,9 +4,10 @@
  * Cloud Tasks dispatcher that delivers at least once, late and in any order. Every choice comes from the
  * run's {@link Decisions}, so a seed is one execution.
  */
-import { Reader, type TaskOutcome } from '../../shared/app/reader';
-import { Scheduler } from '../../shared/app/scheduler';
-import type { PipelineStatus } from '../../shared/app/status';
+
+import type { PipelineStatus } from '../../shared/app/ledger/status';
+import { Reader, type TaskOutcome } from '../../shared/app/replication/reader/reader';
+import { Scheduler } from '../../shared/app/replication/scheduler/scheduler';
 import { addMillis, type Timestamp } from '../../shared/domain/timestamp';
 import type { TaskRequest } from '../../shared/ports/task-queue';
 import { FlakyStore } from '../app/support/flaky-store';

@@ -7,9 +7,9 @@ import type { HistorySink, ReplicaSink } from '../../ports/sinks';
 import type { SnapshotSource } from '../../ports/snapshot-source';
 import type { SpannerCatalog } from '../../ports/spanner-catalog';
 import type { TaskQueue } from '../../ports/task-queue';
-import type { Enrichments } from '../enrichment/apply';
-import type { BackfillLineage } from '../lineage/backfill';
-import type { TableRegistry } from '../table-registry';
+import type { Enrichments } from '../enrichment';
+import type { BackfillLineage } from '../lineage';
+import type { TableRegistry } from '../tables';
 
 /** Dependencies of every backfill use case. */
 export interface BackfillDeps {

@@ -10,7 +10,7 @@ import type { BackfillJob } from '../../domain/backfill/job';
 import { SluiceError } from '../../domain/errors';
 import type { HistoryRow } from '../../domain/history-rows';
 import type { HistoryCursor } from '../../domain/ledger';
-import { appendExactlyOnce } from '../history-append';
+import { appendExactlyOnce } from '../sinks';
 import type { BackfillDeps } from './deps';
 import type { JobStore } from './job-store';
 

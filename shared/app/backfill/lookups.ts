@@ -11,7 +11,7 @@ import type { TableSchema } from '../../domain/information-schema';
 import type { Timestamp } from '../../domain/timestamp';
 import type { WriterValue } from '../../domain/value-mapping';
 import { KEY_VALUES, type SnapshotRow } from '../../ports/snapshot-source';
-import { resolveTableLookups } from '../enrichment/resolve';
+import { resolveTableLookups } from '../tables';
 import type { BackfillDeps } from './deps';
 
 /** The fact columns a table's lookups join on, each once: the columns a snapshot read carries in wire form. */

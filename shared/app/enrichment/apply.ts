@@ -13,7 +13,7 @@ import { canonicalKey } from '../../domain/row-reads';
 import { addNanos, type Timestamp } from '../../domain/timestamp';
 import type { DimensionReader } from '../../ports/dimension-reader';
 import type { SpannerCatalog } from '../../ports/spanner-catalog';
-import type { ReplicatedTable } from '../table-registry';
+import type { ReplicatedTable } from '../tables';
 import type { EnrichmentCounters } from './counters';
 import { type Enriched, Enricher, type EnricherOptions, type FactRow, type LookupStats } from './enricher';
 

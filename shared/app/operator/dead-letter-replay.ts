@@ -9,10 +9,9 @@ import { type DeadLetter, withReplay } from '../../domain/dead-letter';
 import { SluiceError } from '../../domain/errors';
 import type { Logger } from '../../domain/log';
 import type { Timestamp } from '../../domain/timestamp';
-import type { DeadLetterStore } from '../dead-letters';
-import type { Enrichments } from '../enrichment/apply';
-import { writeReplicaTable } from '../replica-table';
-import { followSchema, type ReplicaPorts } from '../sink-writer';
+import type { Enrichments } from '../enrichment';
+import type { DeadLetterStore } from '../ledger';
+import { followSchema, type ReplicaPorts, writeReplicaTable } from '../sinks';
 
 /** What a replay needs. */
 export interface ReplayDeps extends ReplicaPorts {

@@ -6,7 +6,7 @@
 import { SluiceError } from '../../domain/errors';
 import { retryFailed } from '../../domain/ledger';
 import type { Logger } from '../../domain/log';
-import type { LedgerStore } from '../ledger-store';
+import type { LedgerStore } from '../ledger';
 
 /** What a retry request did. */
 export interface RetryOutcome {

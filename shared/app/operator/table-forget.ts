@@ -10,8 +10,8 @@ import type { Logger } from '../../domain/log';
 import { nearest } from '../../domain/suggest';
 import { type TableRules, targetsFor } from '../../domain/table-rules';
 import type { SpannerCatalog } from '../../ports/spanner-catalog';
-import type { LedgerStore } from '../ledger-store';
-import type { TableEvidence, TableKind } from '../table-markers';
+import type { LedgerStore } from '../ledger';
+import type { TableEvidence, TableKind } from '../tables';
 
 /** What a forget request asks: a source table, and which of its BigQuery tables (default: all it has). */
 export interface ForgetRequest {

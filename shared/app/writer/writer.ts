@@ -24,7 +24,7 @@ import { type MutationInput, parseWriteRequest, type WriteRequest } from '../../
 import type { MutationSink } from '../../ports/mutation-sink';
 import type { ObjectStore } from '../../ports/object-store';
 import type { WriterCatalogSource } from '../../ports/writer-catalog';
-import { withRetries } from '../retry';
+import { withRetries } from '../common';
 import { CatalogCache } from './catalog-cache';
 import { sendAll } from './send';
 

@@ -9,7 +9,7 @@ import { MemorySnapshotSource } from '../../../shared/adapters/memory/snapshot-s
 import { MemoryTaskQueue } from '../../../shared/adapters/memory/task-queue';
 import { backfillStarter, getBackfill, runPartition } from '../../../shared/app/backfill';
 import type { BackfillDeps } from '../../../shared/app/backfill/deps';
-import { Scheduler } from '../../../shared/app/scheduler';
+import { Scheduler } from '../../../shared/app/replication/scheduler/scheduler';
 import { parsePartitionTask } from '../../../shared/domain/backfill/job';
 import type { PipelineConfigInput } from '../../../shared/domain/config';
 import { createLogger } from '../../../shared/domain/log';

@@ -5,12 +5,12 @@
 
 import { MemoryObjectStore } from '../../../shared/adapters/memory/object-store';
 import { MemoryTaskQueue } from '../../../shared/adapters/memory/task-queue';
-import { DeadLetterStore } from '../../../shared/app/dead-letters';
-import { LedgerStore } from '../../../shared/app/ledger-store';
-import { Reader, type TaskOutcome } from '../../../shared/app/reader';
-import { readerTaskSchema } from '../../../shared/app/reader-task';
-import { Scheduler } from '../../../shared/app/scheduler';
-import type { AppSettings } from '../../../shared/app/settings';
+import type { AppSettings } from '../../../shared/app/common/settings';
+import { DeadLetterStore } from '../../../shared/app/ledger/dead-letters';
+import { LedgerStore } from '../../../shared/app/ledger/ledger-store';
+import { readerTaskSchema } from '../../../shared/app/replication/common/reader-task';
+import { Reader, type TaskOutcome } from '../../../shared/app/replication/reader/reader';
+import { Scheduler } from '../../../shared/app/replication/scheduler/scheduler';
 import { type PipelineConfigInput, parseConfigObject } from '../../../shared/domain/config';
 import { createLogger } from '../../../shared/domain/log';
 import { addMillis, formatTimestamp, parseTimestamp, type Timestamp } from '../../../shared/domain/timestamp';

@@ -4,7 +4,7 @@
  */
 import { handleBackfillRequest } from '../../../functions/backfill/routes';
 import type { BackfillDeps } from '../../../shared/app/backfill/deps';
-import { TableRegistry } from '../../../shared/app/table-registry';
+import { TableRegistry } from '../../../shared/app/tables/table-registry';
 import { createLogger } from '../../../shared/domain/log';
 import type { SnapshotSource } from '../../../shared/ports/snapshot-source';
 import type { Harness } from './harness';

@@ -1,0 +1,5 @@
+/**
+ * Application settings and the one retry function every use case shares. Imports nothing of `shared/app/`.
+ */
+export { DEFAULT_RETRY, type RetryPolicy, withRetries } from './retry';
+export { type AppSettings, epochMillis, type Runtime } from './settings';
