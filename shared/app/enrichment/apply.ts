@@ -15,7 +15,15 @@ import type { DimensionReader } from '../../ports/dimension-reader';
 import type { SpannerCatalog } from '../../ports/spanner-catalog';
 import type { ReplicatedTable } from '../tables';
 import type { EnrichmentCounters } from './counters';
-import { type Enriched, Enricher, type EnricherOptions, type FactRow, type LookupStats } from './enricher';
+import {
+  type Enriched,
+  Enricher,
+  type EnricherOptions,
+  type EnrichmentStats,
+  type FactRow,
+} from './enricher';
+
+export type { EnrichmentStats } from './enricher';
 
 /** The enriched columns of a batch: per record, one entry per mod (in mod order). */
 export type EnrichedMods = Map<DataChangeRecord, Enriched[]>;
@@ -41,9 +49,6 @@ function columnsAtOf(catalog: EnrichmentPorts['catalog']): EnricherOptions['colu
     }
   };
 }
-
-/** Counters of every lookup this instance applied, by lookup id (`<table>.lookups[<i>]`). */
-export type EnrichmentStats = Record<string, LookupStats & { dimension: string; mode: string }>;
 
 /** A mod's fact values: keys over new values over old values (old values only for a DELETE). */
 function factValues(record: DataChangeRecord, mod: Mod): Record<string, JsonValue> {

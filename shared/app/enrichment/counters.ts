@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../domain/log';
 import { type Generation, listAll, type ObjectStore } from '../../ports/object-store';
-import type { EnrichmentStats } from './apply';
+import type { EnrichmentStats } from './enricher';
 import { type CounterObject, DEFAULT_RETIRE_AFTER_MS, foldAndSum } from './rollup';
 import { type LookupTotals, parseCounters } from './totals';
 

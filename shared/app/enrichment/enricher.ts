@@ -195,3 +195,6 @@ export class Enricher {
     }
   }
 }
+
+/** Counters of every lookup this instance applied, by lookup id (`<table>.lookups[<i>]`). */
+export type EnrichmentStats = Record<string, LookupStats & { dimension: string; mode: string }>;

@@ -16,7 +16,7 @@ import {
 } from '../../domain/dead-letter';
 import type { ObjectStore } from '../../ports/object-store';
 import { DEFAULT_RETRY, type RetryPolicy, withRetries } from '../common';
-import { newWriterToken, type Versioned } from './ledger-store';
+import { newWriterToken, type Versioned } from './versioned';
 
 /** Counts over every dead letter (or the first `scanned` when the listing was cut short). */
 export interface DeadLetterCounts {

@@ -4,7 +4,6 @@
  * a 412 that answers the client's own retried write is recognised as the success it was; a lost race re-reads
  * and re-decides. A corrupt object is refused and reported, never overwritten.
  */
-import { randomUUID } from 'node:crypto';
 import { SluiceError } from '../../domain/errors';
 import {
   isOwnWrite,
@@ -33,12 +32,9 @@ import {
   tableEvidence,
 } from '../tables';
 import { type PipelineStatus, withLagSample } from './status';
+import { newWriterToken, type Versioned } from './versioned';
 
-/** A value read from the ledger with the generation a compare-and-swap write must name. */
-export interface Versioned<T> {
-  value: T;
-  generation: string;
-}
+export { newWriterToken, type Versioned } from './versioned';
 
 /** A partition as a listing shows it: its view (from metadata only) and its object's name and generation. */
 export interface ListedPartition {
@@ -58,11 +54,6 @@ export type UpdateOutcome =
 const MAX_CONFLICTS = 8;
 
 const JSON_TYPE = 'application/json';
-
-/** A fresh writer token: unique per write, so a 412 can be told apart from our own retried success. */
-export function newWriterToken(prefix = 'w'): string {
-  return `${prefix}-${randomUUID()}`;
-}
 
 /** The ledger of one pipeline. */
 export class LedgerStore {

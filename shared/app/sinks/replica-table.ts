@@ -28,7 +28,7 @@ import type { ReplicaSink } from '../../ports/sinks';
 import type { EnrichedMods } from '../enrichment';
 import type { ReplicatedTable } from '../tables';
 import { enforce, isolatePlanning, keyText, planError, recordsOf, reject } from './replica-isolation';
-import { type ReplicaPorts, resolveChanges } from './sink-writer';
+import { type ReplicaPorts, resolveChanges } from './replica-reads';
 
 /** How one table's write went: rows written, records set aside (only under `dead-letter`). */
 export interface ReplicaTableOutcome {

@@ -7,7 +7,7 @@
  */
 import { SluiceError } from '../../domain/errors';
 import type { ObjectStore } from '../../ports/object-store';
-import type { TableStatus } from './table-status';
+import type { TableStatus } from './table-state';
 
 /** A replica or a history table. */
 export type TableKind = 'replica' | 'history';

@@ -13,23 +13,10 @@ import { missingTableNamed } from '../../domain/missing-table';
 import { destinationClashesOf, notReplicatedReason, targetsFor } from '../../domain/table-rules';
 import type { SpannerCatalog } from '../../ports/spanner-catalog';
 import { type TableRegistry, watchedColumns } from './table-registry';
-
-/** One source table in the status. */
-export interface TableStatus {
-  source: string;
-  replica: string | null;
-  history: string | null;
-  /** Replicated columns (key included); 0 when the table is not replicated. */
-  columns: number;
-  /**
-   * `replicating`; `not-replicated` (watched, but `SLUICE_TABLES` leaves it out); `dropped` (gone from
-   * Spanner, its BigQuery tables kept); `failing` (its BigQuery tables could not be made ready: see `reason`).
-   */
-  state: 'replicating' | 'not-replicated' | 'dropped' | 'failing';
-  reason?: string;
-}
+import type { TableStatus } from './table-state';
 
 export { previousTables } from './table-markers';
+export type { TableStatus } from './table-state';
 
 function statusOf(schema: TableSchema, config: PipelineConfig): TableStatus {
   const targets = targetsFor(config, schema.name);

@@ -8,7 +8,7 @@ import { failedRecord, type RejectedRecord, rejectionReason } from '../../../dom
 import { newDeadLetter } from '../../../domain/dead-letter';
 import type { PartitionEntry } from '../../../domain/ledger';
 import { formatTimestamp, type Timestamp } from '../../../domain/timestamp';
-import type { WindowContext } from './window-run';
+import type { WindowContext } from './window-context';
 
 /**
  * Writes each rejected record to the dead letters before the boundary can move past it (`position`: the

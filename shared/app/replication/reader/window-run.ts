@@ -8,7 +8,6 @@
  */
 
 import type { DataChangeRecord } from '../../../domain/change-record';
-import type { PipelineConfig } from '../../../domain/config';
 import { SluiceError } from '../../../domain/errors';
 import { canonicalOrder, type HistoryRow } from '../../../domain/history-rows';
 import {
@@ -27,17 +26,8 @@ import {
 } from '../../../domain/ledger';
 import { historySources } from '../../../domain/table-rules';
 import { diffMillis, type Timestamp } from '../../../domain/timestamp';
-import type { ChangeSource } from '../../../ports/change-source';
-import type { Runtime } from '../../common';
-import type { DeadLetterStore, LedgerStore } from '../../ledger';
-import {
-  enrichBatch,
-  HistoryStreams,
-  historyBatches,
-  type SinkPorts,
-  StreamUnusableError,
-  writeReplica,
-} from '../../sinks';
+import type { LedgerStore } from '../../ledger';
+import { enrichBatch, HistoryStreams, historyBatches, StreamUnusableError, writeReplica } from '../../sinks';
 import { setAside } from './window-dead-letters';
 
 /** Flush early when this many records are buffered, whatever the interval. */
@@ -228,21 +218,9 @@ class WindowRun {
   }
 }
 
-/** What a window needs. */
-export interface WindowContext {
-  ledger: LedgerStore;
-  source: ChangeSource;
-  sinks: SinkPorts;
-  deadLetters: DeadLetterStore;
-  config: PipelineConfig;
-  runtime: Runtime;
-  holder: string;
-  /**
-   * The request's own deadline (ADR-1505): past it the window stops at the last boundary it flushed, before
-   * Cloud Tasks gives up on the request and another reader takes the partition. Absent: no deadline.
-   */
-  deadline?: Timestamp | undefined;
-}
+import type { WindowContext } from './window-context';
+
+export type { WindowContext } from './window-context';
 
 /**
  * Reads a window to its end (or the partition's end, or its deadline) and flushes everything; does not
