@@ -8,10 +8,10 @@
  */
 import { Code, SpannerError, type WireValue } from './hooks';
 import { valueExceedsLimit } from './messages';
+import type { MutationJson } from './mutation-json';
 import type { Table } from './schema';
 import type { Row } from './storage';
 import type { ProtoValue, StoredValue } from './values';
-import type { MutationJson } from './writes';
 
 /** Largest commit, in bytes of mutation data (the service's `Maximum size: 104857600`). */
 export const MAX_COMMIT_BYTES = 100 * 1024 * 1024;

@@ -17,7 +17,7 @@ import {
 } from './messages';
 import type { Schema, Table } from './schema';
 import { encodeKey, type ReadView, type Row, type Storage } from './storage';
-import { type ProtoValue, protoToWire, storedToWire, wireToStored } from './values';
+import { protoToWire, storedToWire, wireToStored } from './values';
 
 /** The transaction state writes need. */
 export interface WriteTxn {
@@ -27,21 +27,9 @@ export interface WriteTxn {
   written: Map<string, { table: string; key: string; columns: Set<string> }>;
 }
 
-/** Plain-object `google.spanner.v1.Mutation.Write`. */
-interface WriteJson {
-  table: string;
-  columns?: string[];
-  values?: Array<{ values?: ProtoValue[] }>;
-}
+import type { MutationJson, WriteJson } from './mutation-json';
 
-/** Plain-object `google.spanner.v1.Mutation`. */
-export interface MutationJson {
-  insert?: WriteJson;
-  update?: WriteJson;
-  insertOrUpdate?: WriteJson;
-  replace?: WriteJson;
-  delete?: { table: string; keySet?: KeySetJson };
-}
+export type { MutationJson } from './mutation-json';
 
 /** The five write kinds. */
 export type WriteKind = 'insert' | 'update' | 'insertOrUpdate' | 'replace';
