@@ -15,7 +15,10 @@ export const PRODUCT_ROOTS = ['shared', 'functions', 'infra', 'cli', 'local'];
  */
 export const GRAMMAR_FOLDERS = ['local/emulators/spanner/sql'];
 
-/** The use-case folders of `shared/app/`: each is entered from outside only through its `index.ts`. */
+/**
+ * The folders entered from outside only through their `index.ts`: the use-case folders of `shared/app/`, and
+ * each grammar folder (its index says why its files may import each other).
+ */
 export function doorFolders(root: string): string[] {
   const app = join(root, 'shared/app');
   const out: string[] = [];
@@ -28,6 +31,7 @@ export function doorFolders(root: string): string[] {
     }
   };
   visit(app);
+  for (const g of GRAMMAR_FOLDERS) if (existsSync(join(root, g, 'index.ts'))) out.push(g);
   return out;
 }
 

@@ -32,6 +32,7 @@ describe('the import graph of product code', () => {
         'shared/app/replication/reader',
         'shared/app/replication/scheduler',
         'shared/app/sinks',
+        'local/emulators/spanner/sql',
       ]),
     );
     expect(doorViolations(root, graph)).toEqual([]);

@@ -12,7 +12,7 @@ import {
   foreignKeyReferencingKeyFound,
 } from './messages';
 import type { CheckConstraint, ForeignKey, Schema, Table } from './schema';
-import { compileRowCondition } from './sql/compile';
+import { compileRowCondition } from './sql';
 import { qi, type ReadView, type Row, type Storage } from './storage';
 import { type StoredValue, storedToWire } from './values';
 

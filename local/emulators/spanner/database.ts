@@ -24,7 +24,7 @@ import { debugKey, MAX_MUTATIONS_PER_COMMIT, tooManyMutations, uniqueIndexViolat
 import { mutationsCount } from './mutation-count';
 import type { QueryContext } from './query';
 import { Schema, type Table } from './schema';
-import { registerSqlRuntime } from './sql/runtime';
+import { registerSqlRuntime } from './sql';
 import { type ReadView, type Row, Storage } from './storage';
 import type { Dialect } from './tokenizer';
 import { COMMIT_TIMESTAMP_SENTINEL, nanosToText, storedToWire } from './values';

@@ -14,7 +14,7 @@ import {
   withSnapshot,
 } from './query';
 import type { Table } from './schema';
-import { compileDml, type DmlPlan } from './sql/compile-dml';
+import { compileDml, type DmlPlan } from './sql';
 import { encodeKey, type Row } from './storage';
 import { rawToColumn, type StoredValue, storedToWire } from './values';
 import type { Writer, WriteTxn } from './writes';

@@ -7,7 +7,7 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import { Code, SpannerError } from './hooks';
 import type { Column, Schema, Table } from './schema';
-import { compileRowValue } from './sql/compile';
+import { compileRowValue } from './sql';
 import type { Row } from './storage';
 import { qi } from './storage';
 import { type Token, tokenize } from './tokenizer';

@@ -8,7 +8,7 @@ import { Code, SpannerError, type SpannerTypeJson, type WireValue } from './hook
 import { catalogOf } from './query';
 import type { Table } from './schema';
 import type { Resolved, SelectorJson } from './selector';
-import { rootPartitionTable } from './sql/partitionable';
+import { rootPartitionTable } from './sql';
 import type { EmulatorState } from './state';
 import { qi, type ReadView } from './storage';
 

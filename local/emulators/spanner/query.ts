@@ -6,7 +6,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { Code, SpannerError, type SpannerTypeJson, type WireValue } from './hooks';
 import type { InformationSchema } from './info-schema';
 import type { Schema } from './schema';
-import { type CompiledStatement, compileStatement } from './sql/compile';
+import { type CompiledStatement, compileStatement } from './sql';
 import { qi, type ReadView, type Storage } from './storage';
 import type { Dialect } from './tokenizer';
 import { type StoredValue, storedToWire } from './values';
