@@ -231,3 +231,27 @@ it('writes a column another instance added as soon as its own plan has it, not a
   history.close();
   other.close();
 });
+
+// The Storage Write API may answer an offset append's ALREADY_EXISTS or OUT_OF_RANGE as the status of the
+// AppendRows connection rather than inside a response (bigquery-storage-write.md §2: the offset answers are
+// gRPC statuses); the client then rejects the append's result. Both forms must give the same answer, or an
+// ALREADY_EXISTS would be classified as another reader's conflict (a task answered as a no-op, retried by
+// the next tick without end) instead of "these rows are written".
+it.each([
+  [6, 'already-exists'],
+  [11, 'out-of-range'],
+])(
+  'answers an offset status %i ending the connection as %s, as it answers it in band',
+  async (code, kind) => {
+    const { history } = await fresh();
+    await history.ensureTable('h');
+    const s = await history.createStream('h', 'committed');
+    const rule = emu.admin.faults.add({ method: 'AppendRowsStream', times: 1, afterItems: 0, code });
+    try {
+      expect(await history.appendAt('h', s.name, 3, rowsOf(2))).toEqual({ kind, offset: 3 });
+    } finally {
+      emu.admin.faults.clear(rule);
+      history.close();
+    }
+  },
+);

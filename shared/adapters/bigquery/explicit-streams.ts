@@ -106,9 +106,9 @@ export class ExplicitStreamWriters {
     rows: JsonRow[],
   ): Promise<OffsetAppendResult> {
     if (rows.length === 0) return { kind: 'appended' };
+    let at = offset;
     try {
       const o = await this.connection(tablePath, stream);
-      let at = offset;
       for (const request of splitRequests(o.encoder.encode(rows), this.limits.maxRequestBytes)) {
         const pending = o.writer.appendRows({ serializedRows: request }, at);
         const response = await this.withDeadline(pending.getResult());
@@ -123,6 +123,11 @@ export class ExplicitStreamWriters {
     } catch (err) {
       // Whatever state the connection is in, a fresh one is the safe start for whatever comes next.
       this.drop(stream);
+      // The offset answers may also come as the connection's status, the append's result rejected: the same
+      // answer as in band (an ALREADY_EXISTS left to the classifier would read as another reader's conflict).
+      const code = (err as { code?: unknown } | null)?.code;
+      if (code === ALREADY_EXISTS) return { kind: 'already-exists', offset: at };
+      if (code === OUT_OF_RANGE) return { kind: 'out-of-range', offset: at };
       const unusable = unusableOf(err);
       if (unusable) return unusable;
       throw err;
