@@ -168,6 +168,17 @@ describe('a history row larger than an AppendRows request', () => {
     const rows = h.history.rows('orders_history');
     expect(rows.map((r) => JSON.parse(r.keys).Id)).toEqual(['1', '3']);
     expect(h.history.distinct('orders_history')).toBe(2);
+    // The listing names what finds the row: table, key, commit timestamp and reason.
+    const { items } = await h.deadLetters.page({ details: true });
+    expect(items).toEqual([
+      expect.objectContaining({
+        table: 'Orders',
+        key: '{"Id":"2"}',
+        commitTimestamp: '2026-01-01T00:00:00.200000000Z',
+        reason: 'permanent:UnrepresentableError',
+        message: expect.stringMatching(/AppendRows request may carry/),
+      }),
+    ]);
   });
 
   it('under fail: its partition fails naming the record, before any later row', async () => {
