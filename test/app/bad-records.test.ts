@@ -174,6 +174,7 @@ describe('a history row larger than an AppendRows request', () => {
       expect.objectContaining({
         table: 'Orders',
         key: '{"Id":"2"}',
+        column: 'Val',
         commitTimestamp: '2026-01-01T00:00:00.200000000Z',
         reason: 'permanent:UnrepresentableError',
         message: expect.stringMatching(/AppendRows request may carry/),

@@ -43,13 +43,33 @@ export function withoutOversizedHistory(
         destination,
         `the history row of change ${row.change_id} is ${bytes} bytes, more than the ${MAX_HISTORY_ROW_BYTES} an AppendRows request may carry; it is not written`,
       );
-      const r: RejectedRecord = { record, error };
+      const column = largestColumn(row);
+      const r: RejectedRecord = { record, error, ...(column ? { column } : {}) };
       if (policy === 'fail') throw new BadRecordError(r);
       if (!rejected.has(record)) rejected.set(record, r);
     }
     out.set(destination, kept);
   }
   return { history: out, rejected: [...rejected.values()] };
+}
+
+/** The source column whose new (or old) value is the largest: what made the row too large. */
+function largestColumn(row: HistoryRow): string | undefined {
+  let best: { name: string; size: number } | undefined;
+  for (const text of [row.new_values, row.old_values]) {
+    let values: unknown;
+    try {
+      values = JSON.parse(text);
+    } catch {
+      continue;
+    }
+    if (typeof values !== 'object' || values === null) continue;
+    for (const [name, v] of Object.entries(values)) {
+      const size = typeof v === 'string' ? v.length : JSON.stringify(v ?? null).length;
+      if (!best || size > best.size) best = { name, size };
+    }
+  }
+  return best?.name;
 }
 
 /** The record a history row was built from (same table, transaction and record sequence). */
