@@ -24,14 +24,37 @@ export function formatDeadLetters(body: unknown): string {
   const b = obj(body);
   const items = list(b.items);
   const rows = items.map((i) =>
-    [i.id, i.state, i.table, i.records, i.reason, i.source ?? i.partition, i.updated].map((v) =>
-      v === undefined || v === null ? '-' : String(v),
-    ),
+    [
+      i.id,
+      i.state,
+      i.table,
+      i.key,
+      i.column,
+      i.commitTimestamp,
+      i.records,
+      i.reason,
+      i.source ?? i.partition,
+      i.updated,
+    ].map((v) => (v === undefined || v === null ? '-' : String(v))),
   );
   const counts = obj(b.counts);
   const lines = [
     items.length > 0
-      ? table(['id', 'state', 'table', 'records', 'reason', 'source', 'updated'], rows)
+      ? table(
+          [
+            'id',
+            'state',
+            'table',
+            'key',
+            'column',
+            'commit timestamp',
+            'records',
+            'reason',
+            'source',
+            'updated',
+          ],
+          rows,
+        )
       : 'no dead letters',
     `pending ${String(counts.pending ?? 0)} (${String(counts.pendingRecords ?? 0)} records), replayed ${String(counts.replayed ?? 0)}`,
   ];

@@ -69,7 +69,12 @@ async function list(deps: BackfillDeps, req: HttpRequest): Promise<Answer> {
     problems.push(`pageSize: must be a whole number from 1 to 1000, saw "${String(size)}"`);
   if (problems.length > 0) return bad(problems);
   const letters = new DeadLetterStore(deps.store, deps.config.pipeline);
-  const page = await letters.page({ ...(typeof pageToken === 'string' ? { pageToken } : {}), pageSize });
+  // Each letter is read for its record's key, column and commit timestamp: what finds the row.
+  const page = await letters.page({
+    ...(typeof pageToken === 'string' ? { pageToken } : {}),
+    pageSize,
+    details: true,
+  });
   // `table` narrows the page (the counts stay over every table).
   if (typeof table === 'string') page.items = page.items.filter((i) => i.table === table);
   const { calls: _calls, ...counts } = await letters.counts();

@@ -8,6 +8,17 @@ import type { DataChangeRecord } from './change-record';
 import { formatTimestamp, toBigQueryMicros } from './timestamp';
 import type { WriterValue } from './value-mapping';
 
+/**
+ * Largest history row appended, measured on its JSON in UTF-8: under BigQuery's 20 MB AppendRows request
+ * limit (bigquery-storage-write.md §2.5) with room for the request's own fields, as the replica's writer keeps.
+ */
+export const MAX_HISTORY_ROW_BYTES = 19 * 1024 * 1024;
+
+/** A history row's size as {@link MAX_HISTORY_ROW_BYTES} measures it. */
+export function historyRowBytes(row: HistoryRow): number {
+  return new TextEncoder().encode(JSON.stringify(row)).byteLength;
+}
+
 /** One history row in the JSON writer's form (TIMESTAMP in microseconds, INT64 as decimal strings). */
 export interface HistoryRow {
   /** Partitioning column: commit timestamp in microseconds. */

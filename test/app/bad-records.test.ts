@@ -141,3 +141,55 @@ describe('a row too large to send', () => {
     expect(h.history.rows('orders_history')).toHaveLength(3);
   });
 });
+
+describe('a history row larger than an AppendRows request', () => {
+  /** A value whose history row (its JSON) is over BigQuery's 20 MB request limit. */
+  const huge = 'x'.repeat(22 * 1024 * 1024);
+
+  async function oversized(policy: 'fail' | 'dead-letter') {
+    const h = new Harness({ roots: 1, config: { onBadRecord: policy } });
+    h.script.commit(addMillis(T0, 100), [{ table: 'Orders', id: 1, val: 'a' }]);
+    h.script.commit(addMillis(T0, 200), [{ table: 'Orders', id: 2, val: huge }]);
+    h.script.commit(addMillis(T0, 300), [{ table: 'Orders', id: 3, val: 'c' }]);
+    h.now = addMillis(T0, 2_000);
+    await settle(h);
+    return h;
+  }
+
+  it('under dead-letter: its record is set aside and the other rows are appended once each', async () => {
+    const h = await oversized('dead-letter');
+    const status = (await h.tick()).status!;
+    expect(status.partitions.failed).toBe(0);
+    expect(status.deadLetters).toMatchObject({
+      pending: 1,
+      byTable: { Orders: 1 },
+      byReason: { 'permanent:UnrepresentableError': 1 },
+    });
+    const rows = h.history.rows('orders_history');
+    expect(rows.map((r) => JSON.parse(r.keys).Id)).toEqual(['1', '3']);
+    expect(h.history.distinct('orders_history')).toBe(2);
+    // The listing names what finds the row: table, key, commit timestamp and reason.
+    const { items } = await h.deadLetters.page({ details: true });
+    expect(items).toEqual([
+      expect.objectContaining({
+        table: 'Orders',
+        key: '{"Id":"2"}',
+        column: 'Val',
+        commitTimestamp: '2026-01-01T00:00:00.200000000Z',
+        reason: 'permanent:UnrepresentableError',
+        message: expect.stringMatching(/AppendRows request may carry/),
+      }),
+    ]);
+  });
+
+  it('under fail: its partition fails naming the record, before any later row', async () => {
+    const h = await oversized('fail');
+    const status = (await h.tick()).status!;
+    expect(status.partitions.failed).toBe(1);
+    expect(status.lastErrors[0]).toMatchObject({
+      kind: 'permanent',
+      record: { table: 'Orders', key: '{"Id":"2"}' },
+    });
+    expect(h.history.rows('orders_history').map((r) => JSON.parse(r.keys).Id)).not.toContain('3');
+  });
+});

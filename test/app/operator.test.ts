@@ -85,6 +85,12 @@ describe('operator routes', () => {
     const items = listed.json.items as Array<{ id: string; state: string; reason: string }>;
     expect(items).toHaveLength(1);
     expect(items[0]).toMatchObject({ state: 'pending', reason: 'permanent:RowsRejectedError' });
+    // Derived from the stored record: what an operator needs to find the row.
+    expect(items[0]).toMatchObject({
+      table: 'Orders',
+      key: expect.stringMatching(/^\{"Id":"\d+"\}$/),
+      commitTimestamp: expect.stringMatching(/^2026-01-01T00:00:\d\d\.\d{9}Z$/),
+    });
     // Before the fix the replay fails and the letter stays pending, with the attempt recorded.
     const early = await call(h, 'POST', '/dead-letters/replay', { body: { ids: [items[0]!.id] } });
     expect(early).toMatchObject({ status: 200, json: { replayed: 0, failed: 1 } });

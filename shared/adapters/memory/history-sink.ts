@@ -41,6 +41,21 @@ export interface MemoryHistoryOptions {
 }
 
 const RESOURCE_EXHAUSTED = 8;
+const INVALID_ARGUMENT = 3;
+
+/**
+ * BigQuery's AppendRows request limit: 20 MB (bigquery-storage-write.md §1.5 and §2.5, the quotas page and
+ * the RPC reference); a larger request is refused with INVALID_ARGUMENT and "…request too large…" (§3.5, §4.3),
+ * as production showed: `AppendRows request too large: 29482320 limit 20971520`. Measured here on the rows'
+ * JSON, the shape the history rows are built in.
+ */
+export const APPEND_REQUEST_LIMIT_BYTES = 20 * 1024 * 1024;
+
+function requestBytes(rows: HistoryRow[]): number {
+  let n = 0;
+  for (const row of rows) n += Buffer.byteLength(JSON.stringify(row), 'utf8');
+  return n;
+}
 
 interface MemoryHistoryTable {
   schema: string;
@@ -161,6 +176,14 @@ export class MemoryHistorySink implements HistorySink {
       const request = rows.slice(i, i + size);
       const fault = this.takeFault();
       if (fault && !fault.applied) throw fault.error;
+      const bytes = requestBytes(request);
+      if (bytes > APPEND_REQUEST_LIMIT_BYTES) {
+        this.state.requests++;
+        throw Object.assign(
+          new Error(`AppendRows request too large: ${bytes} limit ${APPEND_REQUEST_LIMIT_BYTES}`),
+          { code: INVALID_ARGUMENT },
+        );
+      }
       const answer = this.appendRequest(destination, stream, at, request);
       if (fault) throw fault.error;
       if (answer.kind !== 'appended') return answer;

@@ -3,6 +3,7 @@
  * records give the same name, so a re-read window finds its letter there), listed from metadata for the
  * status and the operator routes, and marked replayed by compare-and-swap.
  */
+import { recordKey } from '../../domain/bad-records';
 import {
   type DeadLetter,
   type DeadLetterSummary,
@@ -14,6 +15,7 @@ import {
   serializeDeadLetter,
   summaryOf,
 } from '../../domain/dead-letter';
+import { formatTimestamp } from '../../domain/timestamp';
 import type { ObjectStore } from '../../ports/object-store';
 import { DEFAULT_RETRY, type RetryPolicy, withRetries } from '../common';
 import { newWriterToken, type Versioned } from './versioned';
@@ -32,9 +34,21 @@ export interface DeadLetterCounts {
   truncated: boolean;
 }
 
-/** A page of dead letters. */
+/**
+ * What an operator needs to find a dead letter's row, derived from the record it stores (its first, for a
+ * letter of several): the source key as JSON, the column the failure names (when it names one), the commit
+ * timestamp (RFC 3339, nine digits) and the error's message.
+ */
+export interface DeadLetterDetail {
+  key: string;
+  column?: string;
+  commitTimestamp: string;
+  message: string;
+}
+
+/** A page of dead letters (with each one's {@link DeadLetterDetail} when asked for). */
 export interface DeadLetterPage {
-  items: DeadLetterSummary[];
+  items: Array<DeadLetterSummary & Partial<DeadLetterDetail>>;
   nextPageToken?: string;
 }
 
@@ -113,8 +127,13 @@ export class DeadLetterStore {
     return out.ok;
   }
 
-  /** One page of dead letters in name order (table, then time), from metadata only. */
-  async page(options: { pageToken?: string; pageSize?: number } = {}): Promise<DeadLetterPage> {
+  /**
+   * One page of dead letters in name order (table, then time), from metadata only; `details` also reads each
+   * letter for its record's key, column, commit timestamp and message (one read per letter).
+   */
+  async page(
+    options: { pageToken?: string; pageSize?: number; details?: boolean } = {},
+  ): Promise<DeadLetterPage> {
     const page = await this.call(`list ${this.prefix}`, () =>
       this.store.list(this.prefix, {
         ...(options.pageToken ? { pageToken: options.pageToken } : {}),
@@ -127,7 +146,22 @@ export class DeadLetterStore {
       const summary = id ? summaryOf(id, info.metadata, info.updated) : undefined;
       if (summary) items.push(summary);
     }
+    if (options.details)
+      return {
+        items: await this.detailed(items),
+        ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}),
+      };
     return { items, ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}) };
+  }
+
+  private async detailed(items: DeadLetterSummary[]): Promise<DeadLetterPage['items']> {
+    const out: DeadLetterPage['items'] = [];
+    for (const item of items) {
+      const letter = await this.read(item.id);
+      const detail = letter ? detailOf(letter.value) : undefined;
+      out.push(detail ? { ...item, ...detail } : item);
+    }
+    return out;
   }
 
   /** Counts every dead letter, in at most {@link MAX_COUNT_CALLS} list calls. */
@@ -144,4 +178,16 @@ export class DeadLetterStore {
     counts.truncated = pageToken !== undefined;
     return { ...counts, calls };
   }
+}
+
+/** The {@link DeadLetterDetail} of a letter's first record; undefined for a letter holding none. */
+export function detailOf(letter: DeadLetter): DeadLetterDetail | undefined {
+  const first = letter.records[0];
+  if (!first) return undefined;
+  return {
+    key: recordKey(first.record),
+    ...(first.error.column ? { column: first.error.column } : {}),
+    commitTimestamp: formatTimestamp(first.record.commitTimestamp),
+    message: first.error.message.slice(0, 500),
+  };
 }

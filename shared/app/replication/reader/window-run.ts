@@ -27,7 +27,15 @@ import {
 import { historySources } from '../../../domain/table-rules';
 import { diffMillis, type Timestamp } from '../../../domain/timestamp';
 import type { LedgerStore } from '../../ledger';
-import { enrichBatch, HistoryStreams, historyBatches, StreamUnusableError, writeReplica } from '../../sinks';
+import {
+  enrichBatch,
+  HistoryStreams,
+  historyBatches,
+  mergeRejected,
+  StreamUnusableError,
+  withoutOversizedHistory,
+  writeReplica,
+} from '../../sinks';
 import { setAside } from './window-dead-letters';
 
 /** Flush early when this many records are buffered, whatever the interval. */
@@ -137,14 +145,22 @@ class WindowRun {
     const { ctx, streams } = this;
     // Once per batch: as-of-commit lookups read each dimension once per commit timestamp.
     const enriched = await enrichBatch(ctx.sinks, records);
-    const history = await historyBatches(ctx.sinks.tables, records, enriched);
+    const policy = ctx.config.onBadRecord;
+    // Rows no request can carry follow the bad-record policy, before anything of the batch is written.
+    const { history, rejected: tooLarge } = withoutOversizedHistory(
+      await historyBatches(ctx.sinks.tables, records, enriched),
+      records,
+      policy,
+    );
     if (await streams.prepare(history.keys())) await this.checkpoint(streams.current);
-    const replica = await writeReplica(ctx.sinks, records, ctx.config.onBadRecord, ctx.runtime.log, enriched);
+    const replica = await writeReplica(ctx.sinks, records, policy, ctx.runtime.log, enriched);
     this.rows += replica.rows;
-    // Set aside before the boundary can move past them; their history rows are written like every other's.
-    if (replica.rejected.length > 0) {
+    // Set aside before the boundary can move past them; the history rows of those the replica refused are
+    // written like every other's (all but those too large to append).
+    const rejected = mergeRejected(replica.rejected, tooLarge);
+    if (rejected.length > 0) {
       const at = this.acked?.at ?? this.entry.position;
-      this.deadLettered += await setAside(ctx, this.entry, at, replica.rejected);
+      this.deadLettered += await setAside(ctx, this.entry, at, rejected);
     }
     const before = streams.current;
     try {
