@@ -123,7 +123,10 @@ describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])(
       });
       expect((await status(stack)).partitions.failed).toBe(1);
       await relaxEmail(stack);
-      const retried = await fetch(`${stack.functions.backfill?.url}/partitions/retry`, { method: 'POST' });
+      const retried = await fetch(`${stack.functions.backfill?.url}/partitions/retry`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+      });
       expect(retried.status).toBe(200);
       expect(((await retried.json()) as { retried: string[] }).retried).toEqual([error?.partition]);
       const caughtUp = await stack.waitForCatchUp(state.last, 20_000);
@@ -183,7 +186,10 @@ describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])(
       expect(listed.counts).toMatchObject({ pending: 1, byTable: { [stack.schema.customers.name]: 1 } });
       await relaxEmail(stack);
       const replay = async () => {
-        const res = await fetch(`${backfill}/dead-letters/replay`, { method: 'POST' });
+        const res = await fetch(`${backfill}/dead-letters/replay`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+        });
         return { status: res.status, body: (await res.json()) as Record<string, unknown> };
       };
       expect(await replay()).toMatchObject({ status: 200, body: { replayed: 1, failed: 0 } });

@@ -143,7 +143,10 @@ describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])(
           },
           60_000,
         );
-        const retried = await fetch(`${backfill}/partitions/retry`, { method: 'POST' });
+        const retried = await fetch(`${backfill}/partitions/retry`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+        });
         expect(((await retried.json()) as { retried: string[] }).retried).toEqual([error?.partition]);
         expect(await stack.waitForCatchUp(c.state.last, 60_000)).toBe(true);
         await stack.stopTicking();

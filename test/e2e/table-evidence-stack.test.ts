@@ -70,7 +70,10 @@ describe('tables deleted under the pipeline: after an upgrade to markers, and on
       expect(((await forget.json()) as { forgotten: unknown[] }).forgotten).toEqual([
         { target: 'replica', destination: 'customers', before: 'marked' },
       ]);
-      const retried = await fetch(`${backfill}/partitions/retry`, { method: 'POST' });
+      const retried = await fetch(`${backfill}/partitions/retry`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+      });
       expect(((await retried.json()) as { retried: string[] }).retried.length).toBeGreaterThan(0);
       for (let i = 0; i < 3; i++) await c.insert('customers');
       expect(await stack.waitForCatchUp(c.state.last, 60_000)).toBe(true);
@@ -127,7 +130,10 @@ describe('tables deleted under the pipeline: after an upgrade to markers, and on
       expect(((await forget.json()) as { forgotten: unknown[] }).forgotten).toEqual([
         { target: 'history', destination: 'orders_history', before: 'marked' },
       ]);
-      await fetch(`${backfill}/partitions/retry`, { method: 'POST' });
+      await fetch(`${backfill}/partitions/retry`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+      });
       await c.insert('orders', 2);
       expect(await stack.waitForCatchUp(c.state.last, 60_000)).toBe(true);
       await stack.stopTicking();
