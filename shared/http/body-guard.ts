@@ -26,7 +26,13 @@ interface GuardedRequest {
 /** Express middleware: calls `next(err)` to have the JSON error answer refuse the request. */
 export type Middleware = (req: GuardedRequest, res: unknown, next: (err?: unknown) => void) => void;
 
-const limits = new Map<string, () => number>();
+// One registry per process, whichever copy of this module registers or reads it: the edge is installed through
+// a process-wide diagnostics channel (ADR-1514), so a guard installed by one module instance answers requests
+// for functions another instance registered (as under a test runner that loads modules per file).
+const REGISTRY = Symbol.for('sluice.bodyLimits');
+const registry = globalThis as { [REGISTRY]?: Map<string, () => number> };
+registry[REGISTRY] ??= new Map<string, () => number>();
+const limits = registry[REGISTRY];
 
 /** Registers `name`'s body limit in bytes (a function, so it may come from configuration read later). */
 export function registerBodyLimit(name: string, bytes: number | (() => number)): void {
