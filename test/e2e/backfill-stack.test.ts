@@ -18,7 +18,9 @@ type View = { id: string; state: string; origin: string; rowsWritten: number; sn
 async function call(url: string, method: string, body?: string): Promise<{ status: number; json: unknown }> {
   const res = await fetch(url, {
     method,
-    ...(body === undefined ? {} : { body, headers: { 'content-type': 'application/json' } }),
+    // Every state-changing route requires the JSON content type, a body or not (ADR-2301).
+    headers: { 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body }),
     signal: AbortSignal.timeout(20_000),
   });
   return { status: res.status, json: await res.json().catch(() => undefined) };
