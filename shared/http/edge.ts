@@ -7,7 +7,7 @@
  * handler; the only hook is the framework's Express app, reached as `req.app` (or from the server in the local
  * host), on which {@link installJsonErrors} registers an error middleware once.
  */
-import { subscribe } from 'node:diagnostics_channel';
+import { channel, subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { bodyGuard } from './body-guard';
 import type { HttpRequest, HttpResponse } from './health';
 
@@ -90,14 +90,23 @@ let subscribed = false;
 export function installJsonErrorsAtStart(): void {
   if (subscribed) return;
   subscribed = true;
-  subscribe('http.server.request.start', (message) => {
+  const handler = (message: unknown) => {
     const server = (message as { server?: { listeners?: (event: string) => unknown[] } }).server;
     for (const listener of server?.listeners?.('request') ?? []) {
       if (typeof listener === 'function' && typeof (listener as { use?: unknown }).use === 'function')
         installOn(listener as unknown as ExpressApp);
     }
-  });
+  };
+  // One handler per process. The channel is the process's, this module may not be: a test runner loads a
+  // fresh copy per test file, and an older copy's handler would install its own body guard (with the limits
+  // its file registered) on every later app. The newest copy replaces the older one.
+  const shared = channel(REQUEST_START) as unknown as { sluiceEdge?: (message: unknown) => void };
+  if (shared.sluiceEdge) unsubscribe(REQUEST_START, shared.sluiceEdge);
+  shared.sluiceEdge = handler;
+  subscribe(REQUEST_START, handler);
 }
+
+const REQUEST_START = 'http.server.request.start';
 
 /** Registers the JSON error answer on the framework's app that delivered `req` (a no-op without one). */
 export function installJsonErrors(req: HttpRequest): void {
