@@ -84,8 +84,12 @@ it('lists the dead letters as a table, and a replay in which every letter failed
   const url = stack.ready.functions.backfill!;
   const listed = await sluice('dead-letters', 'list', '--url', url);
   expect(listed.code).toBe(0);
-  expect(listed.out).toMatch(/^id +state +table +key +column +commit timestamp +records +reason +source +updated$/m);
-  expect(listed.out).toMatch(/^Customers\/\S+ +pending +Customers +\S+ +\S+ +\S+ +1 +permanent:RowsRejectedError /m);
+  expect(listed.out).toMatch(
+    /^id +state +table +key +column +commit timestamp +records +reason +source +updated$/m,
+  );
+  expect(listed.out).toMatch(
+    /^Customers\/\S+ +pending +Customers +\S+ +\S+ +\S+ +1 +permanent:RowsRejectedError /m,
+  );
   expect(listed.out).toContain('pending 2 (2 records), replayed 0');
   // The replica still requires an email: both replays fail, and the command says so.
   const replay = await sluice('dead-letters', 'replay', '--url', url);
