@@ -4,6 +4,7 @@
  */
 import { Code, SpannerError, type SpannerTypeJson } from './hooks';
 import { type Dialect, isOp, isWord, type Token } from './tokenizer';
+import { GSQL_SCALAR_NAMES, matchPgTypeName, PG_PRINT_NAMES } from './type-names';
 
 /** A column's type as declared: wire type plus the DDL details Spanner reports back. */
 export interface ColumnType {
@@ -19,42 +20,8 @@ export interface ColumnType {
   protoName?: string;
 }
 
-const GSQL_SCALARS = [
-  'INT64',
-  'FLOAT64',
-  'FLOAT32',
-  'BOOL',
-  'DATE',
-  'TIMESTAMP',
-  'NUMERIC',
-  'JSON',
-  'TOKENLIST',
-  'UUID',
-];
-const PG_NAMES: Record<string, SpannerTypeJson> = {
-  BIGINT: { code: 'INT64' },
-  INT8: { code: 'INT64' },
-  FLOAT8: { code: 'FLOAT64' },
-  'DOUBLE PRECISION': { code: 'FLOAT64' },
-  REAL: { code: 'FLOAT32' },
-  FLOAT4: { code: 'FLOAT32' },
-  BOOLEAN: { code: 'BOOL' },
-  BOOL: { code: 'BOOL' },
-  TEXT: { code: 'STRING' },
-  VARCHAR: { code: 'STRING' },
-  'CHARACTER VARYING': { code: 'STRING' },
-  BYTEA: { code: 'BYTES' },
-  DATE: { code: 'DATE' },
-  TIMESTAMPTZ: { code: 'TIMESTAMP' },
-  'TIMESTAMP WITH TIME ZONE': { code: 'TIMESTAMP' },
-  NUMERIC: { code: 'NUMERIC', typeAnnotation: 'PG_NUMERIC' },
-  DECIMAL: { code: 'NUMERIC', typeAnnotation: 'PG_NUMERIC' },
-  JSONB: { code: 'JSON', typeAnnotation: 'PG_JSONB' },
-  UUID: { code: 'UUID' },
-  'SPANNER.COMMIT_TIMESTAMP': { code: 'TIMESTAMP' },
-  // Full-text search tokens: never returned by a read, only used by search functions.
-  'SPANNER.TOKENLIST': { code: 'TOKENLIST' },
-};
+/** GoogleSQL column types without a length: the scalars, and full-text search tokens. */
+const GSQL_SCALARS: readonly string[] = [...GSQL_SCALAR_NAMES, 'TOKENLIST'];
 
 function unsupported(what: string): never {
   throw new SpannerError(Code.UNIMPLEMENTED, `Column type ${what} is not supported by the emulator`);
@@ -101,24 +68,24 @@ function parseGsql(tokens: Token[], i: number): [ColumnType, number] {
   return unsupported(word || '(missing)');
 }
 
+/** `spanner.commit_timestamp` / `spanner.tokenlist`: Spanner's own PostgreSQL types, three tokens each. */
+function spannerPgType(tokens: Token[], i: number): SpannerTypeJson | undefined {
+  if (!isWord(tokens[i], 'SPANNER') || !isOp(tokens[i + 1], '.')) return undefined;
+  if (isWord(tokens[i + 2], 'COMMIT_TIMESTAMP')) return { code: 'TIMESTAMP' };
+  // Full-text search tokens: never returned by a read, only used by search functions.
+  if (isWord(tokens[i + 2], 'TOKENLIST')) return { code: 'TOKENLIST' };
+  return undefined;
+}
+
 function parsePg(tokens: Token[], i: number): [ColumnType, number] {
-  let name = '';
-  let used = 0;
-  for (let n = 3; n >= 1 && !name; n--) {
-    const w = tokens
-      .slice(i, i + n)
-      .map((t) => t.value.toUpperCase())
-      .join(' ');
-    if (PG_NAMES[w]) [name, used] = [w, n];
-  }
-  if (isWord(tokens[i], 'SPANNER') && isOp(tokens[i + 1], '.') && isWord(tokens[i + 2], 'COMMIT_TIMESTAMP'))
-    [name, used] = ['SPANNER.COMMIT_TIMESTAMP', 3];
-  if (isWord(tokens[i], 'SPANNER') && isOp(tokens[i + 1], '.') && isWord(tokens[i + 2], 'TOKENLIST'))
-    [name, used] = ['SPANNER.TOKENLIST', 3];
-  if (!name) return unsupported(tokens[i]?.value ?? '(missing)');
+  const own = spannerPgType(tokens, i);
+  const words = tokens.slice(i, i + 3).map((t) => t.value);
+  const found = own ? { type: own, used: 3 } : matchPgTypeName(words, true);
+  if (!found) return unsupported(tokens[i]?.value ?? '(missing)');
+  const { type, used } = found;
   const [length, after] = readLength(tokens, i + used);
-  let ct: ColumnType = { type: PG_NAMES[name] as SpannerTypeJson, length };
-  if (name === 'SPANNER.COMMIT_TIMESTAMP') ct.allowCommitTimestamp = true;
+  let ct: ColumnType = { type, length };
+  if (own?.code === 'TIMESTAMP') ct.allowCommitTimestamp = true;
   let j = after;
   while (isOp(tokens[j], '[') && isOp(tokens[j + 1], ']')) {
     ct = { type: { code: 'ARRAY', arrayElementType: ct.type }, length: ct.length };
@@ -132,21 +99,6 @@ export function parseColumnType(tokens: Token[], i: number, dialect: Dialect): [
   return dialect === 'POSTGRESQL' ? parsePg(tokens, i) : parseGsql(tokens, i);
 }
 
-const PG_PRINT: Record<string, string> = {
-  INT64: 'bigint',
-  FLOAT64: 'double precision',
-  FLOAT32: 'real',
-  BOOL: 'boolean',
-  STRING: 'character varying',
-  BYTES: 'bytea',
-  DATE: 'date',
-  TIMESTAMP: 'timestamp with time zone',
-  NUMERIC: 'numeric',
-  JSON: 'jsonb',
-  TOKENLIST: 'spanner.tokenlist',
-  UUID: 'uuid',
-};
-
 /**
  * The type as INFORMATION_SCHEMA.COLUMNS.SPANNER_TYPE shows it (`PROTO<pkg.Msg>`, `ENUM<pkg.Enum>`) and,
  * with `ddl`, as GetDatabaseDdl prints it (a PROTO / ENUM column by its bare type name, as it is declared).
@@ -157,7 +109,7 @@ export function spannerTypeName(ct: ColumnType, dialect: Dialect, ddl = false): 
     if (ct.type.code === 'ARRAY')
       return `${spannerTypeName({ type: ct.type.arrayElementType as SpannerTypeJson, length: ct.length }, dialect)}[]`;
     if (ct.allowCommitTimestamp) return 'spanner.commit_timestamp';
-    const base = PG_PRINT[ct.type.code] ?? ct.type.code.toLowerCase();
+    const base = PG_PRINT_NAMES[ct.type.code] ?? ct.type.code.toLowerCase();
     return ct.type.code === 'STRING' && ct.length !== undefined ? `${base}(${ct.length})` : base;
   }
   if (ct.type.code === 'ARRAY')
@@ -170,7 +122,7 @@ export function spannerTypeName(ct: ColumnType, dialect: Dialect, ddl = false): 
 
 /** PostgreSQL INFORMATION_SCHEMA.COLUMNS.DATA_TYPE (GoogleSQL leaves it NULL). */
 export function pgDataType(ct: ColumnType): string {
-  return ct.type.code === 'ARRAY' ? 'ARRAY' : (PG_PRINT[ct.type.code] ?? ct.type.code.toLowerCase());
+  return ct.type.code === 'ARRAY' ? 'ARRAY' : (PG_PRINT_NAMES[ct.type.code] ?? ct.type.code.toLowerCase());
 }
 
 /** Short type names of the Node client (`types: {x: 'int64'}`) are not needed here; this names a type. */

@@ -3,49 +3,11 @@
  * in GoogleSQL; `x::bigint`, `CAST(x AS varchar(10)[])`, `::oid` in PostgreSQL.
  */
 import { Code, SpannerError, type SpannerTypeJson } from '../hooks';
+import { GSQL_SCALAR_NAMES, matchPgTypeName } from '../type-names';
 import { at, type Cursor } from './cursor';
 
-const GSQL: Record<string, SpannerTypeJson> = {
-  INT64: { code: 'INT64' },
-  FLOAT64: { code: 'FLOAT64' },
-  FLOAT32: { code: 'FLOAT32' },
-  BOOL: { code: 'BOOL' },
-  STRING: { code: 'STRING' },
-  BYTES: { code: 'BYTES' },
-  DATE: { code: 'DATE' },
-  TIMESTAMP: { code: 'TIMESTAMP' },
-  NUMERIC: { code: 'NUMERIC' },
-  JSON: { code: 'JSON' },
-  UUID: { code: 'UUID' },
-};
-
-const PG: Record<string, SpannerTypeJson> = {
-  BIGINT: { code: 'INT64' },
-  INT8: { code: 'INT64' },
-  INT: { code: 'INT64' },
-  INT4: { code: 'INT64' },
-  INTEGER: { code: 'INT64' },
-  SMALLINT: { code: 'INT64' },
-  FLOAT8: { code: 'FLOAT64' },
-  'DOUBLE PRECISION': { code: 'FLOAT64' },
-  FLOAT: { code: 'FLOAT64' },
-  REAL: { code: 'FLOAT32' },
-  FLOAT4: { code: 'FLOAT32' },
-  BOOLEAN: { code: 'BOOL' },
-  BOOL: { code: 'BOOL' },
-  TEXT: { code: 'STRING' },
-  VARCHAR: { code: 'STRING' },
-  'CHARACTER VARYING': { code: 'STRING' },
-  BYTEA: { code: 'BYTES' },
-  DATE: { code: 'DATE' },
-  TIMESTAMPTZ: { code: 'TIMESTAMP' },
-  'TIMESTAMP WITH TIME ZONE': { code: 'TIMESTAMP' },
-  NUMERIC: { code: 'NUMERIC', typeAnnotation: 'PG_NUMERIC' },
-  DECIMAL: { code: 'NUMERIC', typeAnnotation: 'PG_NUMERIC' },
-  JSONB: { code: 'JSON', typeAnnotation: 'PG_JSONB' },
-  OID: { code: 'INT64', typeAnnotation: 'PG_OID' },
-  UUID: { code: 'UUID' },
-};
+/** GoogleSQL names in a query: the scalars, and STRING / BYTES (whose length is skipped). */
+const GSQL = new Set<string>([...GSQL_SCALAR_NAMES, 'STRING', 'BYTES']);
 
 /** Skips `(n)` / `(MAX)` / `(p, s)` after a type name. */
 function skipLength(c: Cursor): void {
@@ -61,7 +23,7 @@ function gsqlType(c: Cursor): SpannerTypeJson {
     return { code: 'ARRAY', arrayElementType: parseArrayElementType(c) };
   }
   if (word === 'STRUCT') return structType(c);
-  const t = GSQL[word];
+  const t: SpannerTypeJson | undefined = GSQL.has(word) ? { code: word } : undefined;
   if (!t && c.isOp('.'))
     // A dotted name is a proto message or enum type: the emulator keeps no descriptors for SQL.
     throw new SpannerError(
@@ -101,18 +63,15 @@ function structType(c: Cursor): SpannerTypeJson {
 }
 
 function pgType(c: Cursor): SpannerTypeJson {
-  let name = '';
-  let used = 0;
-  for (let n = 4; n >= 1 && !name; n--) {
-    const words = Array.from({ length: n }, (_, k) => c.peek(k));
-    if (words.some((w) => w?.kind !== 'ident')) continue;
-    const w = words.map((t) => t?.value.toUpperCase()).join(' ');
-    if (PG[w]) [name, used] = [w, n];
-  }
-  if (!name) throw new SpannerError(Code.INVALID_ARGUMENT, `type "${c.peek()?.value ?? ''}" does not exist`);
-  c.i += used;
+  const words = Array.from({ length: 4 }, (_, k) => {
+    const w = c.peek(k);
+    return w?.kind === 'ident' ? w.value : undefined;
+  });
+  const found = matchPgTypeName(words, false);
+  if (!found) throw new SpannerError(Code.INVALID_ARGUMENT, `type "${c.peek()?.value ?? ''}" does not exist`);
+  c.i += found.used;
   skipLength(c);
-  let t = PG[name] as SpannerTypeJson;
+  let t = found.type;
   while (c.isOp('[') && c.isOp(']', 1)) {
     c.i += 2;
     t = { code: 'ARRAY', arrayElementType: t };

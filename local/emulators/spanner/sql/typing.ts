@@ -5,6 +5,7 @@
  */
 import { Code, SpannerError, type SpannerTypeJson } from '../hooks';
 import type { Dialect } from '../tokenizer';
+import { PG_PRINT_NAMES } from '../type-names';
 
 /** A type (the plain-object form of `google.spanner.v1.Type`). */
 export type SqlType = SpannerTypeJson;
@@ -42,26 +43,12 @@ export interface Typed {
   name?: string;
 }
 
-const PG_NAMES: Record<string, string> = {
-  INT64: 'bigint',
-  FLOAT64: 'double precision',
-  FLOAT32: 'real',
-  BOOL: 'boolean',
-  STRING: 'character varying',
-  BYTES: 'bytea',
-  DATE: 'date',
-  TIMESTAMP: 'timestamp with time zone',
-  NUMERIC: 'numeric',
-  JSON: 'jsonb',
-  UUID: 'uuid',
-};
-
 /** The type as the dialect's error messages print it: `ARRAY<STRUCT<a INT64>>` or `bigint[]`. */
 export function typeName(t: SqlType, d: Dialect): string {
   if (d === 'POSTGRESQL') {
     if (t.code === 'ARRAY') return `${typeName(t.arrayElementType as SqlType, d)}[]`;
     if (t.typeAnnotation === 'PG_OID') return 'oid';
-    return PG_NAMES[t.code] ?? t.code.toLowerCase();
+    return PG_PRINT_NAMES[t.code] ?? t.code.toLowerCase();
   }
   if (t.code === 'ARRAY') return `ARRAY<${typeName(t.arrayElementType as SqlType, d)}>`;
   if (t.code === 'STRUCT')
