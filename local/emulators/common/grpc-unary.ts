@@ -4,7 +4,16 @@
  * no way to cut one call's connection, so a `drop` rule answers UNAVAILABLE, as a lost connection looks to
  * the client.
  */
-import { type ServerUnaryCall, type ServiceError, type sendUnaryData, status } from '@grpc/grpc-js';
+import {
+  Server,
+  ServerCredentials,
+  type ServerUnaryCall,
+  type ServiceDefinition,
+  type ServiceError,
+  type sendUnaryData,
+  status,
+  type UntypedServiceImplementation,
+} from '@grpc/grpc-js';
 import { type FaultInjector, sleep } from './faults';
 
 /** A request as the proto loader decodes it. */
@@ -37,5 +46,47 @@ export function unaryWithFaults(
       if (err instanceof ServiceErrorClass) callback(serviceError(err.code, err.message));
       else callback(serviceError(status.INTERNAL, err instanceof Error ? err.message : String(err)));
     });
+  };
+}
+
+/** A running gRPC server of an emulator. */
+export interface GrpcServer {
+  address: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts `service` on loopback `port` (0: any free one) with every method that has a handler in `handlers`
+ * (keyed by the method's short name) wrapped by {@link unaryWithFaults}; the others answer UNIMPLEMENTED.
+ */
+export async function startUnaryGrpc(
+  service: ServiceDefinition,
+  handlers: Record<string, ((req: UnaryRequest) => unknown) | undefined>,
+  faults: FaultInjector,
+  port: number,
+  ServiceErrorClass: CodedError,
+): Promise<GrpcServer> {
+  const impl: UntypedServiceImplementation = {};
+  for (const [key, def] of Object.entries(service)) {
+    const name = def.path.slice(def.path.lastIndexOf('/') + 1);
+    const handler = handlers[name];
+    if (handler) impl[key] = unaryWithFaults(name, handler, faults, ServiceErrorClass);
+  }
+  const server = new Server();
+  server.addService(service, impl);
+  const bound = await new Promise<number>((resolve, reject) =>
+    server.bindAsync(`127.0.0.1:${port}`, ServerCredentials.createInsecure(), (err, p) =>
+      err ? reject(err) : resolve(p),
+    ),
+  );
+  return {
+    address: `127.0.0.1:${bound}`,
+    port: bound,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.tryShutdown(() => resolve());
+        setTimeout(() => server.forceShutdown(), 1000).unref();
+      }),
   };
 }

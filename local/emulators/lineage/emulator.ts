@@ -4,10 +4,10 @@
  * faults) and `stop()`. The optional admin HTTP endpoint serves the same as `GET /events` and `GET /edges`.
  */
 import { LineageClient } from '@google-cloud/lineage';
-import { credentials } from '@grpc/grpc-js';
 import type { Json } from '../../../shared/domain/lineage/struct';
 import { type AdminServer, startAdminServer } from '../common/admin-http';
 import { type ActiveFault, FaultInjector, type FaultRule, sleep } from '../common/faults';
+import { loopbackClients } from '../common/grpc-clients';
 import { LineagePersistence } from './persist';
 import { startLineageGrpc } from './server';
 import { LineageState, type ReceivedEvent } from './state';
@@ -99,23 +99,15 @@ export async function startLineageEmulator(options: LineageEmulatorOptions = {})
       'GET /edges': () => admin.edges(),
     });
   }
-  const clients: LineageClient[] = [];
+  const clients = loopbackClients(grpc.port, (o) => new LineageClient(o));
   return {
     address: grpc.address,
     port: grpc.port,
     adminUrl: adminServer?.url,
-    client: () => {
-      const c = new LineageClient({
-        apiEndpoint: '127.0.0.1',
-        port: grpc.port,
-        sslCreds: credentials.createInsecure(),
-      });
-      clients.push(c);
-      return c;
-    },
+    client: clients.make,
     admin,
     stop: async () => {
-      await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
+      await clients.closeAll();
       await Promise.all([grpc.stop(), adminServer?.stop()]);
       persistence?.close();
     },

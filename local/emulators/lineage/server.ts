@@ -4,10 +4,10 @@
  * rules (keyed by method name) apply before a handler runs; a `drop` answers UNAVAILABLE, as a lost
  * connection looks to the client.
  */
-import { Server, ServerCredentials, status, type UntypedServiceImplementation } from '@grpc/grpc-js';
+import { status } from '@grpc/grpc-js';
 import type { Struct } from '../../../shared/domain/lineage/struct';
 import type { FaultInjector } from '../common/faults';
-import { unaryWithFaults } from '../common/grpc-unary';
+import { type GrpcServer, startUnaryGrpc } from '../common/grpc-unary';
 import { lineageService } from './proto';
 import { LineageError, type LineageState, type StoredLink } from './state';
 
@@ -89,29 +89,6 @@ export async function startLineageGrpc(
   state: LineageState,
   faults: FaultInjector,
   port: number,
-): Promise<{ address: string; port: number; stop(): Promise<void> }> {
-  const service = lineageService();
-  const handlers = lineageHandlers(state);
-  const impl: UntypedServiceImplementation = {};
-  for (const [key, def] of Object.entries(service)) {
-    const name = def.path.slice(def.path.lastIndexOf('/') + 1);
-    const handler = handlers[name];
-    if (handler) impl[key] = unaryWithFaults(name, handler, faults, LineageError);
-  }
-  const server = new Server();
-  server.addService(service, impl);
-  const bound = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(`127.0.0.1:${port}`, ServerCredentials.createInsecure(), (err, p) =>
-      err ? reject(err) : resolve(p),
-    ),
-  );
-  return {
-    address: `127.0.0.1:${bound}`,
-    port: bound,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        server.tryShutdown(() => resolve());
-        setTimeout(() => server.forceShutdown(), 1000).unref();
-      }),
-  };
+): Promise<GrpcServer> {
+  return startUnaryGrpc(lineageService(), lineageHandlers(state), faults, port, LineageError);
 }

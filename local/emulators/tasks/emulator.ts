@@ -5,9 +5,9 @@
  */
 
 import { CloudTasksClient } from '@google-cloud/tasks';
-import { credentials } from '@grpc/grpc-js';
 import { type AdminServer, startAdminServer } from '../common/admin-http';
 import { type ActiveFault, FaultInjector, type FaultRule, sleep } from '../common/faults';
+import { loopbackClients } from '../common/grpc-clients';
 import type { AttemptResult } from './dispatch';
 import { Dispatcher } from './dispatcher';
 import { parseQueueName } from './names';
@@ -207,25 +207,17 @@ export async function startTasksEmulator(options: TasksEmulatorOptions = {}): Pr
       'GET /reserved': () => admin.reservedNames(),
     });
   }
-  const clients: CloudTasksClient[] = [];
+  const clients = loopbackClients(grpc.port, (o) => new CloudTasksClient(o));
   return {
     address: grpc.address,
     port: grpc.port,
     adminUrl: adminServer?.url,
-    client: () => {
-      const c = new CloudTasksClient({
-        apiEndpoint: '127.0.0.1',
-        port: grpc.port,
-        sslCreds: credentials.createInsecure(),
-      });
-      clients.push(c);
-      return c;
-    },
+    client: clients.make,
     admin,
     stop: async () => {
       dispatcher.stop();
       persistence?.close();
-      await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
+      await clients.closeAll();
       await Promise.all([grpc.stop(), adminServer?.stop()]);
     },
   };
