@@ -299,15 +299,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   }
 }
 
-interface Parts {
-  schema: DemoSchema;
-  emulators: LocalEmulators;
-  restored: boolean;
-  spanner: Spanner;
-  database: Database;
-  functions: Partial<Record<FunctionName, FunctionProcess>>;
-  errors: FunctionLogLine[];
-}
+type Parts = Pick<
+  LocalStack,
+  'schema' | 'emulators' | 'restored' | 'spanner' | 'database' | 'functions' | 'errors'
+>;
 
 function assemble(p: Parts, ready: ReadyInfo): LocalStack {
   let ticker: { stop: boolean; done: Promise<void> } | null = null;

@@ -58,3 +58,16 @@ export function appendFailure(response: AppendRowsResponse, offset = 0): AppendR
 export function deadlineExceeded(ms: number): AppendRowsError {
   return new AppendRowsError(`no acknowledgement from BigQuery within ${ms} ms`, DEADLINE_EXCEEDED);
 }
+
+/** `result`, or a DEADLINE_EXCEEDED append failure when it has not settled within `ms`. */
+export async function withAckDeadline<T>(result: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(deadlineExceeded(ms)), ms);
+  });
+  try {
+    return await Promise.race([result, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

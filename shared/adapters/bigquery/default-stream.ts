@@ -7,7 +7,7 @@
 import { adapt, managedwriter, protos } from '@google-cloud/bigquery-storage';
 import { SluiceError } from '../../domain/errors';
 import { UnrepresentableError } from '../../domain/record-errors';
-import { appendFailure, deadlineExceeded } from './append-errors';
+import { appendFailure, withAckDeadline } from './append-errors';
 import { splitRequests } from './request-split';
 import { type EncodableRows, type JsonRow, RowEncoder, rowAt, UnknownFieldError } from './row-encoder';
 
@@ -121,7 +121,7 @@ export class DefaultStreamWriters {
       let offset = 0;
       for (const request of splitRequests(serializedRows, this.limits.maxRequestBytes)) {
         const pending = o.writer.appendRows({ serializedRows: request });
-        const response = await this.withDeadline(pending.getResult());
+        const response = await withAckDeadline(pending.getResult(), this.limits.ackTimeoutMs);
         const failure = appendFailure(response, offset);
         if (failure) throw failure;
         offset += request.length;
@@ -186,18 +186,6 @@ export class DefaultStreamWriters {
       `a row is ${serialized[i]?.byteLength} bytes serialized, more than the ${this.limits.maxRowBytes} an AppendRows request may carry; it is not written (largest values, in characters: ${largest})`,
       i,
     );
-  }
-
-  private async withDeadline<T>(result: Promise<T>): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(deadlineExceeded(this.limits.ackTimeoutMs)), this.limits.ackTimeoutMs);
-    });
-    try {
-      return await Promise.race([result, deadline]);
-    } finally {
-      clearTimeout(timer);
-    }
   }
 
   private async connection(tablePath: string): Promise<Open> {

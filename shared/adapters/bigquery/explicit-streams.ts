@@ -7,7 +7,7 @@
  */
 import { adapt, managedwriter, protos } from '@google-cloud/bigquery-storage';
 import type { OffsetAppendResult } from '../../ports/sinks';
-import { appendFailure, deadlineExceeded } from './append-errors';
+import { appendFailure, withAckDeadline } from './append-errors';
 import type { AppendLimits } from './default-stream';
 import { splitRequests } from './request-split';
 import { type JsonRow, RowEncoder } from './row-encoder';
@@ -111,7 +111,7 @@ export class ExplicitStreamWriters {
       const o = await this.connection(tablePath, stream);
       for (const request of splitRequests(o.encoder.encode(rows), this.limits.maxRequestBytes)) {
         const pending = o.writer.appendRows({ serializedRows: request }, at);
-        const response = await this.withDeadline(pending.getResult());
+        const response = await withAckDeadline(pending.getResult(), this.limits.ackTimeoutMs);
         const code = response.error?.code ?? 0;
         if (code === ALREADY_EXISTS) return { kind: 'already-exists', offset: at };
         if (code === OUT_OF_RANGE) return { kind: 'out-of-range', offset: at };
@@ -138,18 +138,6 @@ export class ExplicitStreamWriters {
     const o = this.open.get(stream);
     this.open.delete(stream);
     o?.writer.close();
-  }
-
-  private async withDeadline<T>(result: Promise<T>): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(deadlineExceeded(this.limits.ackTimeoutMs)), this.limits.ackTimeoutMs);
-    });
-    try {
-      return await Promise.race([result, deadline]);
-    } finally {
-      clearTimeout(timer);
-    }
   }
 
   private encoderFor(
