@@ -6,45 +6,34 @@
  */
 process.env.METADATA_SERVER_DETECTION = 'none';
 
-import { createTestDatabase, type TestDatabase } from '../../../local/emulators/spanner/client';
-import { type RunningSpannerEmulator, startSpannerEmulator } from '../../../local/emulators/spanner/server';
+import type { TestDatabase } from '../../../local/emulators/spanner/client';
 import type { Dialect } from '../../../shared/domain/change-record';
 import { walkDag } from './change-streams/client-read';
+import { dialectDatabases } from './support/dialect-databases';
 
-let emu: RunningSpannerEmulator;
-let g: TestDatabase;
-let pg: TestDatabase;
-
-beforeAll(async () => {
-  emu = await startSpannerEmulator({ port: 0, churnMs: 0 });
-  g = await createTestDatabase(emu, 'GOOGLE_STANDARD_SQL', [
+const t = dialectDatabases({
+  GOOGLE_STANDARD_SQL: [
     'CREATE SCHEMA sales',
     'CREATE TABLE Orders (Id INT64 NOT NULL, Note STRING(MAX)) PRIMARY KEY (Id)',
     'CREATE TABLE sales.Orders (Id INT64 NOT NULL, Amount INT64, Note STRING(MAX)) PRIMARY KEY (Id)',
     'CREATE INDEX sales.OrdersByAmount ON `sales`.`Orders` (Amount)',
     'CREATE CHANGE STREAM AllStream FOR ALL',
     'CREATE CHANGE STREAM OneStream FOR sales.Orders',
-  ]);
-  pg = await createTestDatabase(emu, 'POSTGRESQL', [
+  ],
+  POSTGRESQL: [
     'CREATE SCHEMA sales',
     'CREATE TABLE orders (id bigint NOT NULL PRIMARY KEY, note varchar)',
     'CREATE TABLE sales.orders (id bigint NOT NULL PRIMARY KEY, amount bigint, note varchar)',
     'CREATE INDEX orders_by_amount ON "sales"."orders" (amount)',
     'CREATE CHANGE STREAM allstream FOR ALL',
     'CREATE CHANGE STREAM onestream FOR sales.orders',
-  ]);
-}, 60_000);
-
-afterAll(async () => {
-  await g?.close();
-  await pg?.close();
-  await emu?.stop();
+  ],
 });
 
 const n = (dialect: Dialect) =>
   dialect === 'POSTGRESQL'
     ? {
-        db: () => pg,
+        db: () => t.pg,
         plain: 'orders',
         named: 'sales.orders',
         id: 'id',
@@ -54,7 +43,7 @@ const n = (dialect: Dialect) =>
         one: 'onestream',
       }
     : {
-        db: () => g,
+        db: () => t.g,
         plain: 'Orders',
         named: 'sales.Orders',
         id: 'Id',
@@ -190,10 +179,10 @@ test.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])(
   async (dialect) => {
     const x = n(dialect);
     const db = x.db().database;
-    const start = emu.admin.nowNs();
+    const start = t.emu.admin.nowNs();
     await db.table(x.named).insert({ [x.id]: 7, [x.amount]: 70, [x.note]: 'n' });
     await db.table(x.plain).insert({ [x.id]: 7, [x.note]: 'p' });
-    const end = emu.admin.nowNs();
+    const end = t.emu.admin.nowNs();
     const all = await walkDag(db, dialect, x.all, start, end);
     // Records of two tables may come from different partitions: compared in name order.
     const seen = all.data.map((r) => [r.tableName, r.mods[0]?.keys] as const);
@@ -265,11 +254,13 @@ test.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])(
             'CREATE TABLE shop.Ref (Id INT64 NOT NULL, Pid INT64, CONSTRAINT FkRef FOREIGN KEY (Pid) REFERENCES shop.Parent (Pid)) PRIMARY KEY (Id)',
           ],
     );
-    const t = (s: string) => (pgd ? s.toLowerCase() : s);
+    const nm = (s: string) => (pgd ? s.toLowerCase() : s);
     const d = db.database;
-    await d.table(`shop.${t('Parent')}`).insert({ [t('Pid')]: 1 });
-    await d.table(`shop.${t('Child')}`).insert({ [t('Pid')]: 1, [t('Cid')]: 2 });
-    await expect(d.table(`shop.${t('Ref')}`).insert({ [t('Id')]: 1, [t('Pid')]: 9 })).rejects.toMatchObject({
+    await d.table(`shop.${nm('Parent')}`).insert({ [nm('Pid')]: 1 });
+    await d.table(`shop.${nm('Child')}`).insert({ [nm('Pid')]: 1, [nm('Cid')]: 2 });
+    await expect(
+      d.table(`shop.${nm('Ref')}`).insert({ [nm('Id')]: 1, [nm('Pid')]: 9 }),
+    ).rejects.toMatchObject({
       code: 9,
     });
     const [parents] = await d.run({
@@ -279,9 +270,9 @@ test.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])(
       json: true,
     });
     expect(parents.map((r) => Object.values(r as object))).toEqual([
-      [t('Child'), t('Parent')],
-      [t('Parent'), null],
-      [t('Ref'), null],
+      [nm('Child'), nm('Parent')],
+      [nm('Parent'), null],
+      [nm('Ref'), null],
     ]);
     if (pgd) {
       const [tables] = await d.run({

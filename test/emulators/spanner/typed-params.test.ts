@@ -5,27 +5,12 @@
  */
 process.env.METADATA_SERVER_DETECTION = 'none';
 
-import { createTestDatabase, type TestDatabase } from '../../../local/emulators/spanner/client';
-import { type RunningSpannerEmulator, startSpannerEmulator } from '../../../local/emulators/spanner/server';
 import type { Dialect } from '../../../shared/domain/change-record';
+import { dialectDatabases } from './support/dialect-databases';
 
-let emu: RunningSpannerEmulator;
-let g: TestDatabase;
-let pg: TestDatabase;
-
-// Setup starts an emulator and creates databases: under a loaded machine it can take longer than a test.
-beforeAll(async () => {
-  emu = await startSpannerEmulator({ port: 0, churnMs: 0 });
-  g = await createTestDatabase(emu, 'GOOGLE_STANDARD_SQL', [
-    'CREATE TABLE T (Id INT64 NOT NULL) PRIMARY KEY (Id)',
-  ]);
-  pg = await createTestDatabase(emu, 'POSTGRESQL', ['CREATE TABLE t (id bigint NOT NULL PRIMARY KEY)']);
-}, 60_000);
-
-afterAll(async () => {
-  await g?.close();
-  await pg?.close();
-  await emu?.stop();
+const t = dialectDatabases({
+  GOOGLE_STANDARD_SQL: ['CREATE TABLE T (Id INT64 NOT NULL) PRIMARY KEY (Id)'],
+  POSTGRESQL: ['CREATE TABLE t (id bigint NOT NULL PRIMARY KEY)'],
 });
 
 type ParamType = string | { type: 'array'; child: string };
@@ -33,7 +18,7 @@ type ParamType = string | { type: 'array'; child: string };
 /** Runs `SELECT <param>` with one typed parameter; returns the column's type code and its JSON value. */
 async function select(dialect: Dialect, value: unknown, type: ParamType) {
   const pgsql = dialect === 'POSTGRESQL';
-  const db = (pgsql ? pg : g).database;
+  const db = (pgsql ? t.pg : t.g).database;
   const name = pgsql ? 'p1' : 'v';
   const [rows, , metadata] = await db.run({
     sql: pgsql ? 'SELECT $1' : 'SELECT @v',

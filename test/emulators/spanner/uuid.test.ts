@@ -6,10 +6,10 @@
  */
 process.env.METADATA_SERVER_DETECTION = 'none';
 
-import { createTestDatabase, type TestDatabase } from '../../../local/emulators/spanner/client';
-import { type RunningSpannerEmulator, startSpannerEmulator } from '../../../local/emulators/spanner/server';
+import type { TestDatabase } from '../../../local/emulators/spanner/client';
 import type { Dialect } from '../../../shared/domain/change-record';
 import { walkDag } from './change-streams/client-read';
+import { dialectDatabases } from './support/dialect-databases';
 
 const A = 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11';
 const B = '00000000-0000-4000-8000-000000000000';
@@ -17,34 +17,22 @@ const C = 'ffffffff-ffff-4fff-bfff-ffffffffffff';
 const D = '0b8c5e6a-3f1d-4c2e-9a7b-1d2e3f4a5b6c';
 const E = 'f47ac10b-58cc-4372-a567-0e02b2c3d479';
 
-let emu: RunningSpannerEmulator;
-let g: TestDatabase;
-let pg: TestDatabase;
-
-// Setup starts an emulator and creates databases: under a loaded machine it can take longer than a test.
-beforeAll(async () => {
-  emu = await startSpannerEmulator({ port: 0, churnMs: 0 });
-  g = await createTestDatabase(emu, 'GOOGLE_STANDARD_SQL', [
+const t = dialectDatabases({
+  GOOGLE_STANDARD_SQL: [
     'CREATE TABLE U (Id UUID NOT NULL, Other UUID, Many ARRAY<UUID>, Name STRING(MAX)) PRIMARY KEY (Id)',
     'CREATE CHANGE STREAM S FOR U',
     'CREATE TABLE V (Id UUID NOT NULL, Tag STRING(MAX), Many ARRAY<UUID>) PRIMARY KEY (Id)',
-  ]);
-  pg = await createTestDatabase(emu, 'POSTGRESQL', [
+  ],
+  POSTGRESQL: [
     'CREATE TABLE u (id uuid NOT NULL PRIMARY KEY, other uuid, many uuid[], name varchar)',
     'CREATE CHANGE STREAM s FOR u',
-  ]);
-}, 60_000);
-
-afterAll(async () => {
-  await g?.close();
-  await pg?.close();
-  await emu?.stop();
+  ],
 });
 
 const n = (dialect: Dialect) =>
   dialect === 'POSTGRESQL'
-    ? { db: () => pg, t: 'u', s: 's', id: 'id', other: 'other', many: 'many', name: 'name', p: '$1' }
-    : { db: () => g, t: 'U', s: 'S', id: 'Id', other: 'Other', many: 'Many', name: 'Name', p: '@p1' };
+    ? { db: () => t.pg, t: 'u', s: 's', id: 'id', other: 'other', many: 'many', name: 'name', p: '$1' }
+    : { db: () => t.g, t: 'U', s: 'S', id: 'Id', other: 'Other', many: 'Many', name: 'Name', p: '@p1' };
 
 test.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])(
   '%s: UUID keys, values and arrays are stored canonically and read back as text',
@@ -76,7 +64,7 @@ test.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])(
 );
 
 test('the result metadata types UUID columns as UUID, and a STRING parameter matches a UUID column', async () => {
-  const db = g.database;
+  const db = t.g.database;
   await db.table('U').insert({ Id: B, Name: 'b' });
   const fields = await new Promise<
     Array<{ name: string; type: { code: string; arrayElementType?: { code: string } } }>
@@ -136,11 +124,11 @@ test.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])(
   async (dialect) => {
     const x = n(dialect);
     const db = x.db().database;
-    const start = emu.admin.nowNs();
+    const start = t.emu.admin.nowNs();
     const id = '12345678-9abc-4def-8123-456789abcdef';
     await db.table(x.t).insert({ [x.id]: id.toUpperCase(), [x.other]: A, [x.many]: [B] });
     await db.table(x.t).deleteRows([id]);
-    const walk = await walkDag(db, dialect, x.s, start, emu.admin.nowNs());
+    const walk = await walkDag(db, dialect, x.s, start, t.emu.admin.nowNs());
     const [insert, remove] = walk.data;
     expect(insert?.columnTypes.map((c) => [c.name, c.type])).toEqual([
       [x.id, { code: 'UUID' }],
@@ -165,29 +153,33 @@ async function json(db: TestDatabase, q: object): Promise<Rows> {
 }
 
 test('UUID keys order by value and are read back by key', async () => {
-  await g.database.table('V').insert([
+  await t.g.database.table('V').insert([
     { Id: E.toUpperCase(), Tag: 'e', Many: [D, null] },
     { Id: `{${D}}`, Tag: 'd', Many: [] },
   ]);
-  expect(await json(g, { sql: 'SELECT Id, Tag, Many FROM V ORDER BY Id' })).toEqual([
+  expect(await json(t.g, { sql: 'SELECT Id, Tag, Many FROM V ORDER BY Id' })).toEqual([
     { Id: D, Tag: 'd', Many: [] },
     { Id: E, Tag: 'e', Many: [D, null] },
   ]);
-  const [read] = await g.database.table('V').read({ keys: [D], columns: ['Tag'], json: true });
+  const [read] = await t.g.database.table('V').read({ keys: [D], columns: ['Tag'], json: true });
   expect(read).toEqual([{ Tag: 'd' }]);
 });
 
 test('typed UUID array parameters, STRING literals where a UUID is needed, and casts to STRING and BYTES', async () => {
-  const [, , meta] = (await g.database.run({
+  const [, , meta] = (await t.g.database.run({
     sql: 'SELECT @v AS v',
     params: { v: [D, E] },
     types: { v: { type: 'array', child: 'uuid' } },
   } as never)) as unknown as [unknown, unknown, { rowType: { fields: Array<{ type: unknown }> } }];
   expect(meta.rowType.fields[0]?.type).toMatchObject({ code: 'ARRAY', arrayElementType: { code: 'UUID' } });
-  expect(await json(g, { sql: 'SELECT Tag FROM V WHERE Id = @v', params: { v: E } })).toEqual([{ Tag: 'e' }]);
-  expect(await json(g, { sql: `SELECT Tag FROM V WHERE Id = '${D.toUpperCase()}'` })).toEqual([{ Tag: 'd' }]);
+  expect(await json(t.g, { sql: 'SELECT Tag FROM V WHERE Id = @v', params: { v: E } })).toEqual([
+    { Tag: 'e' },
+  ]);
+  expect(await json(t.g, { sql: `SELECT Tag FROM V WHERE Id = '${D.toUpperCase()}'` })).toEqual([
+    { Tag: 'd' },
+  ]);
   expect(
-    await json(g, {
+    await json(t.g, {
       sql: 'SELECT CAST(Id AS STRING) AS s, CAST(Id AS BYTES) AS b FROM V WHERE Id = CAST(@v AS UUID)',
       params: { v: D },
     }),
@@ -195,13 +187,13 @@ test('typed UUID array parameters, STRING literals where a UUID is needed, and c
 });
 
 test('a UUID compared with an INT64 or a STRING column is refused, not an empty result', async () => {
-  await expect(json(g, { sql: 'SELECT 1 FROM V WHERE Id = 1' })).rejects.toThrow(
+  await expect(json(t.g, { sql: 'SELECT 1 FROM V WHERE Id = 1' })).rejects.toThrow(
     /No matching signature for operator =/,
   );
-  await expect(json(g, { sql: 'SELECT 1 FROM V WHERE Id = Tag' })).rejects.toThrow(
+  await expect(json(t.g, { sql: 'SELECT 1 FROM V WHERE Id = Tag' })).rejects.toThrow(
     /No matching signature for operator =/,
   );
-  await expect(json(g, { sql: 'SELECT 1 FROM V WHERE Id = @v', params: { v: 'nope' } })).rejects.toThrow(
+  await expect(json(t.g, { sql: 'SELECT 1 FROM V WHERE Id = @v', params: { v: 'nope' } })).rejects.toThrow(
     /nope/,
   );
 });

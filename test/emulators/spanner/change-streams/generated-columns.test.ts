@@ -7,16 +7,9 @@
 process.env.METADATA_SERVER_DETECTION = 'none';
 
 import type { Database } from '@google-cloud/spanner';
-import { createTestDatabase, type TestDatabase } from '../../../../local/emulators/spanner/client';
-import {
-  type RunningSpannerEmulator,
-  startSpannerEmulator,
-} from '../../../../local/emulators/spanner/server';
 import type { Dialect } from '../../../../shared/domain/change-record';
+import { applyDdl, dialectDatabases, dialectName } from '../support/dialect-databases';
 import { walkDag } from './client-read';
-
-let emu: RunningSpannerEmulator;
-const dbs: Partial<Record<Dialect, TestDatabase>> = {};
 
 const DDL: Record<Dialect, string[]> = {
   GOOGLE_STANDARD_SQL: [
@@ -38,25 +31,9 @@ const DDL: Record<Dialect, string[]> = {
   ],
 };
 
-function n(dialect: Dialect, name: string): string {
-  return dialect === 'POSTGRESQL' ? name.toLowerCase() : name;
-}
-
-beforeAll(async () => {
-  emu = await startSpannerEmulator({ port: 0, churnMs: 0 });
-  for (const d of ['GOOGLE_STANDARD_SQL', 'POSTGRESQL'] as const)
-    dbs[d] = await createTestDatabase(emu, d, DDL[d]);
-});
-
-afterAll(async () => {
-  for (const db of Object.values(dbs)) await db?.close();
-  await emu?.stop();
-});
-
-async function ddl(db: Database, statements: string[]): Promise<void> {
-  const [op] = await db.updateSchema(statements);
-  await op.promise();
-}
+const t = dialectDatabases(DDL);
+const n = dialectName;
+const ddl = applyDdl;
 
 async function rows(db: Database, sql: string): Promise<Array<Record<string, unknown>>> {
   const [out] = await db.run({ sql, json: true });
@@ -64,7 +41,7 @@ async function rows(db: Database, sql: string): Promise<Array<Record<string, unk
 }
 
 describe.each(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'] as const)('%s', (dialect) => {
-  const db = () => (dbs[dialect] as TestDatabase).database;
+  const db = () => t.db(dialect).database;
   const T = (name: string) => n(dialect, name);
 
   test('stored and non-stored generated columns are computed on insert and update', async () => {
@@ -115,14 +92,14 @@ describe.each(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'] as const)('%s', (dialect) =>
   });
 
   test('change streams carry no non-key generated or hidden column; a generated key arrives in keys', async () => {
-    const from = emu.admin.nowNs();
+    const from = t.emu.admin.nowNs();
     await db()
       .table(T('People'))
       .upsert({ [T('Id')]: '2', [T('First')]: 'Grace', [T('Last')]: 'H', [T('Score')]: '1' });
     await db()
       .table(T('Keyed'))
       .insert({ [T('A')]: '4', [T('V')]: 'v' });
-    const walk = await walkDag(db(), dialect, T('Everything'), from, emu.admin.nowNs());
+    const walk = await walkDag(db(), dialect, T('Everything'), from, t.emu.admin.nowNs());
     const people = walk.data.find((r) => r.tableName === T('People'));
     expect(people?.columnTypes.map((c) => c.name)).toEqual([T('Id'), T('First'), T('Last'), T('Score')]);
     expect(Object.keys(people?.mods[0]?.newValues ?? {})).toEqual([T('First'), T('Last'), T('Score')]);

@@ -8,16 +8,9 @@ process.env.METADATA_SERVER_DETECTION = 'none';
 
 import { PreciseDate } from '@google-cloud/precise-date';
 import type { Database } from '@google-cloud/spanner';
-import { createTestDatabase, type TestDatabase } from '../../../../local/emulators/spanner/client';
-import {
-  type RunningSpannerEmulator,
-  startSpannerEmulator,
-} from '../../../../local/emulators/spanner/server';
 import type { DataChangeRecord, Dialect } from '../../../../shared/domain/change-record';
+import { applyDdl, dialectDatabases, dialectName } from '../support/dialect-databases';
 import { walkDag } from './client-read';
-
-let emu: RunningSpannerEmulator;
-const dbs: Partial<Record<Dialect, TestDatabase>> = {};
 
 const DDL: Record<Dialect, string[]> = {
   GOOGLE_STANDARD_SQL: [
@@ -34,26 +27,9 @@ const DDL: Record<Dialect, string[]> = {
   ],
 };
 
-/** Names as each dialect spells them (PostgreSQL folds unquoted names to lower case). */
-function n(dialect: Dialect, name: string): string {
-  return dialect === 'POSTGRESQL' ? name.toLowerCase() : name;
-}
-
-beforeAll(async () => {
-  emu = await startSpannerEmulator({ port: 0, churnMs: 0 });
-  for (const d of ['GOOGLE_STANDARD_SQL', 'POSTGRESQL'] as const)
-    dbs[d] = await createTestDatabase(emu, d, DDL[d]);
-});
-
-afterAll(async () => {
-  for (const db of Object.values(dbs)) await db?.close();
-  await emu?.stop();
-});
-
-async function ddl(db: Database, statements: string[]): Promise<void> {
-  const [op] = await db.updateSchema(statements);
-  await op.promise();
-}
+const t = dialectDatabases(DDL);
+const n = dialectName;
+const ddl = applyDdl;
 
 function nsOf(resp: { commitTimestamp?: { seconds?: unknown; nanos?: unknown } | null }): bigint {
   const ts = resp.commitTimestamp;
@@ -66,7 +42,7 @@ async function upsert(db: Database, table: string, row: Record<string, unknown>)
 }
 
 async function records(db: Database, dialect: Dialect, stream: string, from: bigint) {
-  const walk = await walkDag(db, dialect, n(dialect, stream), from, emu.admin.nowNs());
+  const walk = await walkDag(db, dialect, n(dialect, stream), from, t.emu.admin.nowNs());
   // Partitions are read one after another: commit order is the records' timestamp order.
   return walk.data.sort((a, b) => (a.commitTimestamp < b.commitTimestamp ? -1 : 1));
 }
@@ -85,11 +61,11 @@ async function expectCode(p: Promise<unknown>, code: number, text?: RegExp): Pro
 }
 
 describe.each(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'] as const)('%s', (dialect) => {
-  const db = () => (dbs[dialect] as TestDatabase).database;
+  const db = () => t.db(dialect).database;
   const T = (name: string) => n(dialect, name);
 
   test('records after ADD, ALTER and DROP COLUMN carry the new column_types', async () => {
-    const from = emu.admin.nowNs();
+    const from = t.emu.admin.nowNs();
     await upsert(db(), T('Singers'), { [T('Id')]: '1', [T('Name')]: 'a' });
     const add =
       dialect === 'POSTGRESQL'
@@ -206,7 +182,7 @@ describe.each(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'] as const)('%s', (dialect) =>
   });
 
   test('a table created later joins a FOR ALL stream', async () => {
-    const from = emu.admin.nowNs();
+    const from = t.emu.admin.nowNs();
     const create =
       dialect === 'POSTGRESQL'
         ? 'CREATE TABLE newcomer (id bigint NOT NULL PRIMARY KEY, v varchar)'

@@ -9,20 +9,12 @@ process.env.METADATA_SERVER_DETECTION = 'none';
 
 import { type Database, MutationGroup, v1 } from '@google-cloud/spanner';
 import * as grpc from '@grpc/grpc-js';
-import { createTestDatabase, type TestDatabase } from '../../../../local/emulators/spanner/client';
-import {
-  type RunningSpannerEmulator,
-  startSpannerEmulator,
-} from '../../../../local/emulators/spanner/server';
 import type { Dialect } from '../../../../shared/domain/change-record';
+import { applyDdl, dialectDatabases, dialectName } from '../support/dialect-databases';
 import { walkDag } from './client-read';
 
-let emu: RunningSpannerEmulator;
-const dbs: Partial<Record<Dialect, TestDatabase>> = {};
-
-function n(dialect: Dialect, name: string): string {
-  return dialect === 'POSTGRESQL' ? name.toLowerCase() : name;
-}
+const n = dialectName;
+const ddl = applyDdl;
 
 function setOptions(dialect: Dialect, stream: string, options: string): string {
   return dialect === 'POSTGRESQL'
@@ -43,33 +35,22 @@ function schema(dialect: Dialect): string[] {
   ];
 }
 
-beforeAll(async () => {
-  emu = await startSpannerEmulator({ port: 0, churnMs: 0 });
-  for (const d of ['GOOGLE_STANDARD_SQL', 'POSTGRESQL'] as const)
-    dbs[d] = await createTestDatabase(emu, d, schema(d));
+const t = dialectDatabases({
+  GOOGLE_STANDARD_SQL: schema('GOOGLE_STANDARD_SQL'),
+  POSTGRESQL: schema('POSTGRESQL'),
 });
-
-afterAll(async () => {
-  for (const db of Object.values(dbs)) await db?.close();
-  await emu?.stop();
-});
-
-async function ddl(db: Database, statements: string[]): Promise<void> {
-  const [op] = await db.updateSchema(statements);
-  await op.promise();
-}
 
 describe.each(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'] as const)('%s', (dialect) => {
-  const db = () => (dbs[dialect] as TestDatabase).database;
+  const db = () => t.db(dialect).database;
   const T = (name: string) => n(dialect, name);
   const table = () => db().table(T('T'));
   const read = async (stream: string, from: bigint) =>
-    (await walkDag(db(), dialect, T(stream), from, emu.admin.nowNs())).data.sort((a, b) =>
+    (await walkDag(db(), dialect, T(stream), from, t.emu.admin.nowNs())).data.sort((a, b) =>
       a.commitTimestamp < b.commitTimestamp ? -1 : 1,
     );
 
   test('records after a capture-type change carry the new value_capture_type and shape', async () => {
-    const from = emu.admin.nowNs();
+    const from = t.emu.admin.nowNs();
     await table().insert({ [T('Id')]: '1', [T('A')]: 'a', [T('B')]: 'b' });
     await table().update({ [T('Id')]: '1', [T('A')]: 'a2' });
     await ddl(db(), [setOptions(dialect, 'Main', "value_capture_type = 'OLD_AND_NEW_VALUES'")]);
@@ -91,7 +72,7 @@ describe.each(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'] as const)('%s', (dialect) =>
   });
 
   test('exclude_insert, exclude_update and exclude_delete drop those mods from then on', async () => {
-    const from = emu.admin.nowNs();
+    const from = t.emu.admin.nowNs();
     await ddl(db(), [setOptions(dialect, 'Main', 'exclude_delete = true, exclude_insert = true')]);
     await table().insert({ [T('Id')]: '2', [T('A')]: 'x' });
     await table().update({ [T('Id')]: '2', [T('A')]: 'y' });
@@ -122,7 +103,7 @@ describe.each(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'] as const)('%s', (dialect) =>
   });
 
   test('allow_txn_exclusion skips transactions that ask to be excluded; other streams record them', async () => {
-    const from = emu.admin.nowNs();
+    const from = t.emu.admin.nowNs();
     await db().runTransactionAsync({ excludeTxnFromChangeStreams: true }, async (tx) => {
       tx.insert(T('T'), { [T('Id')]: '10', [T('A')]: 'rw' });
       await tx.commit();
@@ -141,7 +122,7 @@ describe.each(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'] as const)('%s', (dialect) =>
     );
     // Sent with the request's own field name, the flag excludes the group.
     const gapic = rawClient();
-    const [session] = await gapic.createSession({ database: (dbs[dialect] as TestDatabase).name });
+    const [session] = await gapic.createSession({ database: t.db(dialect).name });
     const insert = {
       table: T('T'),
       columns: [T('Id'), T('A')],
@@ -165,7 +146,7 @@ describe.each(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'] as const)('%s', (dialect) =>
 
   test('a read-only transaction cannot set exclude_txn_from_change_streams', async () => {
     const gapic = rawClient();
-    const [session] = await gapic.createSession({ database: (dbs[dialect] as TestDatabase).name });
+    const [session] = await gapic.createSession({ database: t.db(dialect).name });
     await expect(
       gapic.beginTransaction({
         session: session.name,
@@ -180,7 +161,7 @@ describe.each(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'] as const)('%s', (dialect) =>
 function rawClient(): InstanceType<typeof v1.SpannerClient> {
   return new v1.SpannerClient({
     servicePath: '127.0.0.1',
-    port: emu.port,
+    port: t.emu.port,
     sslCreds: grpc.credentials.createInsecure(),
   });
 }
