@@ -7,7 +7,7 @@
  */
 process.env.METADATA_SERVER_DETECTION = 'none';
 
-import { type Database, MutationGroup, v1 } from '@google-cloud/spanner';
+import { MutationGroup, v1 } from '@google-cloud/spanner';
 import * as grpc from '@grpc/grpc-js';
 import type { Dialect } from '../../../../shared/domain/change-record';
 import { applyDdl, dialectDatabases, dialectName } from '../support/dialect-databases';
