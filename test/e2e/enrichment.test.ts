@@ -10,30 +10,13 @@
 process.env.METADATA_SERVER_DETECTION = 'none';
 
 import { PreciseDate } from '@google-cloud/precise-date';
-import type { Database } from '@google-cloud/spanner';
-import type { DemoTable } from '../../local/demo-schema';
-import { type LocalStack, startLocalStack } from '../../local/stack';
+import type { LocalStack } from '../../local/stack';
 import { LOCAL } from '../../local/stack-config';
 import type { Dialect } from '../../shared/domain/change-record';
-import { parseTimestamp, type Timestamp } from '../../shared/domain/timestamp';
+import type { Timestamp } from '../../shared/domain/timestamp';
+import { commit, startEnrichmentStack, text } from './support/enrichment';
 
 type Row = Record<string, unknown>;
-
-/** A value as the clients hand it back (Big, Numeric, strings), as comparable text; NULL as null. */
-function text(v: unknown): string | null {
-  if (v === null || v === undefined) return null;
-  const inner = (v as { value?: unknown }).value;
-  return String(inner ?? v).replace(/\.0+$/, '');
-}
-
-async function commit(db: Database, write: (tx: import('@google-cloud/spanner').Transaction) => void) {
-  return db.runTransactionAsync(async (tx) => {
-    write(tx);
-    const [response] = await tx.commit();
-    const ts = response.commitTimestamp as { seconds: string | number; nanos: number };
-    return parseTimestamp(new PreciseDate({ seconds: Number(ts.seconds), nanos: ts.nanos }).toISOString());
-  });
-}
 
 describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])(
   'enrichment on the local stack, %s',
@@ -43,71 +26,7 @@ describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])(
     let stack: LocalStack;
 
     beforeAll(async () => {
-      const tables = {
-        '*': { replica: true, history: true },
-        [n('Orders')]: {
-          replica: 'orders',
-          history: 'orders_history',
-          lookups: [
-            {
-              table: n('Customers'),
-              key: { customer_id: 'customer_id' },
-              columns: ['name', 'balance'],
-              prefix: 'customer_',
-            },
-            {
-              table: n('Customers'),
-              key: { customer_id: 'customer_id' },
-              columns: ['name'],
-              prefix: 'now_',
-              mode: 'latest',
-              cache: { maxSize: 100, expireAfterWriteMs: 1 },
-            },
-          ],
-        },
-        [n('Shipments')]: {
-          replica: 'shipments',
-          history: 'shipments_history',
-          lookups: [
-            {
-              table: n('Windows'),
-              key: { starts_at: 'starts_at', code: 'code' },
-              columns: ['label'],
-              prefix: 'window_',
-            },
-          ],
-        },
-      };
-      const extraTables: DemoTable[] = [
-        {
-          name: n('Windows'),
-          key: ['code', 'starts_at'],
-          columns: [
-            { name: 'code', kind: 'bytes', nullable: false },
-            { name: 'starts_at', kind: 'timestamp', nullable: false },
-            { name: 'label', kind: 'string', nullable: true },
-          ],
-          replica: null,
-          history: null,
-        },
-        {
-          name: n('Shipments'),
-          key: ['shipment_id'],
-          columns: [
-            { name: 'shipment_id', kind: 'string', nullable: false },
-            { name: 'starts_at', kind: 'timestamp', nullable: true },
-            { name: 'code', kind: 'bytes', nullable: true },
-          ],
-          replica: 'shipments',
-          history: 'shipments_history',
-        },
-      ];
-      stack = await startLocalStack({
-        dialect,
-        churnMs: 0,
-        extraTables,
-        functionEnv: { SLUICE_TABLES: JSON.stringify(tables) },
-      });
+      stack = await startEnrichmentStack(dialect);
     }, 60_000);
 
     afterAll(async () => {

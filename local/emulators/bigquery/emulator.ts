@@ -26,7 +26,10 @@ export interface BigQueryEmulatorOptions {
   adminPort?: number;
   /** Default project for the client factories. */
   projectId?: string;
-  /** AppendRows request size limit in bytes (BigQuery documents 20 MB). */
+  /**
+   * AppendRows request size limit in bytes: BigQuery documents 20 MB and answers a larger request in-band
+   * with INVALID_ARGUMENT `AppendRows request too large: <n> limit 20971520` (bigquery-storage-write.md §2.5, §3.5).
+   */
   maxRequestBytes?: number;
   /** CreateWriteStream calls allowed per window (BigQuery documents 10,000 per hour per project). */
   createStreamQuota?: CreateStreamQuota;

@@ -13,7 +13,10 @@ import type { TableRegistry } from '../tables';
 
 /** Dependencies of every backfill use case. */
 export interface BackfillDeps {
-  config: Pick<PipelineConfig, 'pipeline' | 'tables' | 'allTables' | 'excludedTables' | 'spanner'>;
+  config: Pick<
+    PipelineConfig,
+    'pipeline' | 'tables' | 'allTables' | 'excludedTables' | 'spanner' | 'onBadRecord'
+  >;
   /** The ledger bucket. */
   store: ObjectStore;
   queue: TaskQueue;

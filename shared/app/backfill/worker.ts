@@ -14,6 +14,7 @@ import type { HistoryRow } from '../../domain/history-rows';
 import type { ReplicaUpsert } from '../../domain/replica-rows';
 import type { WriterValue } from '../../domain/value-mapping';
 import type { SnapshotRow } from '../../ports/snapshot-source';
+import { appendableHistory } from './dead-letters';
 import type { BackfillDeps } from './deps';
 import { commitClaimed, PendingHistory } from './history';
 import { JobStore } from './job-store';
@@ -84,11 +85,16 @@ class Batches {
     this.bytes += approximateBytes(row) * ((this.table.replica ? 1 : 0) + (this.table.history ? 1 : 0));
   }
 
-  /** Writes the buffered rows: replica upserts, and history rows to the attempt's pending stream. */
+  /**
+   * Writes the buffered rows: replica upserts, and history rows to the attempt's pending stream (all but
+   * those too large to append).
+   */
   async flush(): Promise<void> {
     await this.enrich();
     if (this.upserts.length > 0) await this.deps.replica.write(this.table.replica!, this.upserts);
-    await this.pending?.append(this.history);
+    // A row no AppendRows request can carry follows the bad-record policy, as a window's does (ADR-2114).
+    if (this.pending)
+      await this.pending.append(await appendableHistory(this.deps, this.job, this.table, this.history));
     this.upserts = [];
     this.history = [];
     this.rowsHeld = [];

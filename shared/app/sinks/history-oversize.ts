@@ -18,15 +18,20 @@ export interface HistoryAfterLimits {
   rejected: RejectedRecord[];
 }
 
+/** The record a history row was built from. */
+export type RecordOfRow = (row: HistoryRow) => DataChangeRecord;
+
 /**
- * Takes every history row over {@link MAX_HISTORY_ROW_BYTES} out of `history` (the batch of `records`).
+ * Takes every history row over {@link MAX_HISTORY_ROW_BYTES} out of `history`: the batch of `records` (a
+ * window's), or of the records `recordOf` gives (a backfill's snapshot rows, ADR-2114).
  * @throws BadRecordError under `fail`, for the first such row's record.
  */
 export function withoutOversizedHistory(
   history: Map<string, HistoryRow[]>,
-  records: DataChangeRecord[],
+  records: DataChangeRecord[] | RecordOfRow,
   policy: BadRecordPolicy,
 ): HistoryAfterLimits {
+  const recordOfRow = typeof records === 'function' ? records : (row: HistoryRow) => recordOf(records, row);
   const rejected = new Map<DataChangeRecord, RejectedRecord>();
   const out = new Map<string, HistoryRow[]>();
   for (const [destination, rows] of history) {
@@ -37,7 +42,7 @@ export function withoutOversizedHistory(
         kept.push(row);
         continue;
       }
-      const record = recordOf(records, row);
+      const record = recordOfRow(row);
       const error = new UnrepresentableError(
         'row-too-large',
         destination,

@@ -4,7 +4,7 @@
  * Used by the reader, backfills and dead-letter replay.
  */
 export { appendExactlyOnce, StreamUnusableError } from './history-append';
-export { mergeRejected, withoutOversizedHistory } from './history-oversize';
+export { mergeRejected, type RecordOfRow, withoutOversizedHistory } from './history-oversize';
 export { HistoryStreams } from './history-streams';
 export { writeReplicaTable } from './replica-table';
 export {

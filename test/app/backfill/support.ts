@@ -112,6 +112,7 @@ export function harness(options: { retentionNs?: bigint } = {}) {
       tables: { Orders: { replica: 'orders', history: 'orders_history' }, Items: { replica: 'items' } },
       allTables: null,
       excludedTables: [],
+      onBadRecord: 'fail',
     },
     store: new MemoryObjectStore(),
     queue: new MemoryTaskQueue(),
