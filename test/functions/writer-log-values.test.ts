@@ -41,6 +41,24 @@ test('SLUICE_LOG_VALUES=all: writer.rejected quotes the value as before', async 
   expect(JSON.stringify(rejected)).toContain(SSN);
 });
 
+test("a failed mutation's Spanner message, which names the row's key, is logged as a key: hashed by default", async () => {
+  const url = await stack.serve(db(), {});
+  const all = await stack.serve(db(), { SLUICE_LOG_VALUES: 'all' });
+  // An update of a row that does not exist: NOT_FOUND, whose message names the key (Spanner's wording).
+  const failure = async (at: string) => {
+    const from = stack.lines.length;
+    const a = await post(at, { mutations: [m('update', 'Customers', { Id: id(404), Name: 'ghost' })] });
+    expect(a.status).toBe(422);
+    const line = stack.lines.slice(from).find((l) => l.event === 'writer.request')!;
+    const [first] = line.firstFailures as Array<{ result: { status: { code: number; message: string } } }>;
+    return first!.result.status;
+  };
+  const hidden = await failure(url);
+  expect(hidden.code).toBe(5);
+  expect(hidden.message).toMatch(/^key#[0-9a-f]{16}$/);
+  expect((await failure(all)).message).toContain(id(404));
+});
+
 test('a bad SLUICE_LOG_VALUES refuses to start, naming the variable', async () => {
   await expect(refused({ SLUICE_LOG_VALUES: 'everything' })).rejects.toThrow(
     /SLUICE_LOG_VALUES: must be none, keys or all/,
