@@ -96,8 +96,8 @@ async function backfill(client: OperatorClient, inv: Invocation, io: CommandIO):
     return waitFor(client, String(job.id), io, Number(inv.flags.interval ?? 1000));
   }
   if (sub === 'list') {
-    const { body } = await client.call('GET', '/backfills');
-    const jobs = ((body as Json).backfills as unknown[]) ?? [];
+    const jobs = await allBackfills(client, inv.flags.pageSize);
+    const body = { backfills: jobs };
     print(io, inv.flags, body, () => (jobs.length ? jobs.map(formatJob).join('\n') : 'no backfills'));
     return 0;
   }
@@ -108,6 +108,22 @@ async function backfill(client: OperatorClient, inv: Invocation, io: CommandIO):
     return 0;
   }
   throw new UsageProblem('backfill start <tables…> [--wait] | list | show <id> | cancel <id>');
+}
+
+/** Every job, newest first, following `nextPageToken` page by page (ADR-2308). */
+async function allBackfills(client: OperatorClient, pageSize: unknown): Promise<unknown[]> {
+  const jobs: unknown[] = [];
+  let token: string | undefined;
+  do {
+    const params = new URLSearchParams();
+    if (typeof pageSize === 'string') params.set('pageSize', pageSize);
+    if (token) params.set('pageToken', token);
+    const { body } = await client.call('GET', `/backfills${params.size > 0 ? `?${params}` : ''}`);
+    jobs.push(...(((body as Json).backfills as unknown[]) ?? []));
+    const next = (body as Json).nextPageToken;
+    token = typeof next === 'string' ? next : undefined;
+  } while (token);
+  return jobs;
 }
 
 async function partitions(client: OperatorClient, inv: Invocation, io: CommandIO): Promise<number> {

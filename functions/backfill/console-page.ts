@@ -78,7 +78,18 @@ function drawStatus(status, code) {
     + (e.partition ? '<button data-method="POST" data-path="' + esc('/partitions/retry?partition=' + encodeURIComponent(e.partition)) + '">retry</button>' : '') + '</td></tr>').join('') + '</table>';
   if (Array.isArray(s.tables)) $('reported').textContent = 'reported by the scheduler: ' + s.tables.map((t) => t.name ?? t.source).join(', ');
 }
-function drawBackfills(list) {
+// GET /backfills is paged (ADR-2308): the console polls as many pages as the operator opened, 20 jobs each.
+let backfillPages = 1;
+async function backfillList() {
+  const list = []; let token;
+  for (let i = 0; i < backfillPages; i++) {
+    const page = await get('/backfills?pageSize=20' + (token ? '&pageToken=' + encodeURIComponent(token) : ''));
+    list.push(...(page.body.backfills || [])); token = page.body.nextPageToken;
+    if (!token) break;
+  }
+  return { list, more: Boolean(token) };
+}
+function drawBackfills({ list, more }) {
   const now = Date.now();
   $('backfills').innerHTML = list.length === 0 ? '<p class="muted">no backfills</p>' : '<table data-testid="backfills"><tr><th>job</th><th>tables</th><th>state</th><th>progress</th><th>rows</th><th>rows/s</th><th></th></tr>'
     + list.map((j) => {
@@ -89,7 +100,8 @@ function drawBackfills(list) {
       return '<tr data-job="' + esc(j.id) + '"><td title="' + esc(j.id) + '">' + esc(j.id.slice(0, 8)) + '</td><td>' + esc(j.tables.map((t) => t.name).join(', ')) + '</td><td data-testid="job-state">' + esc(j.state) + '</td>'
         + '<td><div class="bar" title="' + done + '/' + total + '"><div style="width:' + pct + '%"></div></div> ' + done + '/' + total + '</td><td>' + esc(j.rowsWritten) + '</td><td>' + rate + '</td>'
         + '<td>' + (live ? '<button data-testid="cancel" data-method="DELETE" data-path="' + esc('/backfills/' + encodeURIComponent(j.id)) + '">cancel</button>' : '') + (j.error ? '<span class="error">' + esc(j.error) + '</span>' : '') + '</td></tr>';
-    }).join('') + '</table>';
+    }).join('') + '</table>'
+    + (more ? '<button data-testid="older-backfills" data-more="backfills">older backfills</button>' : '');
 }
 function drawDeadLetters(answer) {
   if (answer.status === 404) { $('dead').innerHTML = '<p class="muted" data-testid="dead-letters-unavailable">dead letters are not available in this version</p>'; return; }
@@ -107,9 +119,9 @@ function drawTables(tables) {
 }
 async function refresh() {
   try {
-    const [status, backfills, dead, tables] = await Promise.all([get('/status'), get('/backfills'), get('/dead-letters'), get('/console/tables')]);
+    const [status, backfills, dead, tables] = await Promise.all([get('/status'), backfillList(), get('/dead-letters'), get('/console/tables')]);
     drawStatus(status.body, status.status);
-    drawBackfills(backfills.body.backfills || []);
+    drawBackfills(backfills);
     drawDeadLetters(dead);
     drawTables(tables.body.tables || []);
     $('updated').textContent = 'refreshed ' + new Date().toISOString();
@@ -119,6 +131,8 @@ async function refresh() {
 // One listener for every action button: the buttons carry their request in data attributes (escaped like
 // every other value), never in handler source text, which the policy forbids anyway (ADR-2301).
 document.addEventListener('click', (event) => {
+  const older = event.target instanceof Element ? event.target.closest('button[data-more]') : null;
+  if (older) { backfillPages += 1; refresh(); return; }
   const button = event.target instanceof Element ? event.target.closest('button[data-method]') : null;
   if (!button) return;
   const { method, path, body } = button.dataset;

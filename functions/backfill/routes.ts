@@ -6,6 +6,8 @@ import { randomBytes } from 'node:crypto';
 import type { BackfillDeps } from '../../shared/app/backfill';
 import {
   cancelBackfill,
+  DEFAULT_BACKFILL_PAGE_SIZE,
+  decodePageToken,
   getBackfill,
   listBackfills,
   runPartition,
@@ -54,6 +56,33 @@ async function runTask(deps: BackfillDeps, req: BackfillHttpRequest, res: HttpRe
   deps.log.info('task.start', { job: task.job, partition: task.partition, retryCount: attempt - 1 });
   const outcome = await runPartition(deps, task);
   res.status(200).json(outcome);
+}
+
+/** The largest page `GET /backfills` serves: each job of a page costs a read and a listing of its markers. */
+const MAX_BACKFILL_PAGE_SIZE = 100;
+
+/** `GET /backfills?pageSize=&pageToken=`: one page, newest first, `nextPageToken` when there is more. */
+async function listPage(deps: BackfillDeps, req: HttpRequest, res: HttpResponse): Promise<void> {
+  const { pageSize: size, pageToken } = req.query ?? {};
+  const problems: string[] = [];
+  if (
+    size !== undefined &&
+    (typeof size !== 'string' ||
+      !/^\d{1,4}$/.test(size) ||
+      Number(size) < 1 ||
+      Number(size) > MAX_BACKFILL_PAGE_SIZE)
+  )
+    problems.push(
+      `pageSize: must be a whole number from 1 to ${MAX_BACKFILL_PAGE_SIZE}, saw ${JSON.stringify(size)}`,
+    );
+  if (pageToken !== undefined && (typeof pageToken !== 'string' || decodePageToken(pageToken) === undefined))
+    problems.push('pageToken: must be the nextPageToken of an earlier GET /backfills answer');
+  if (problems.length > 0) return problem(res, 400, problems.join('; '), problems);
+  const page = await listBackfills(deps, {
+    pageSize: size === undefined ? DEFAULT_BACKFILL_PAGE_SIZE : Number(size),
+    ...(typeof pageToken === 'string' ? { pageToken } : {}),
+  });
+  res.status(200).json(page);
 }
 
 async function readStatus(deps: BackfillDeps, res: HttpResponse): Promise<void> {
@@ -152,10 +181,7 @@ async function route(deps: BackfillDeps, req: BackfillHttpRequest, res: HttpResp
   if (allowed && !allowed.includes(method)) return (answerMethodNotAllowed(req, res, allowed), true);
   if (method === 'POST' && path === WORKER_PATH) return runTask(deps, req, res).then(() => true);
   if (method === 'POST' && path === '/backfills') return postBackfill(deps, req, res).then(() => true);
-  if (method === 'GET' && path === '/backfills') {
-    res.status(200).json({ backfills: await listBackfills(deps) });
-    return true;
-  }
+  if (method === 'GET' && path === '/backfills') return listPage(deps, req, res).then(() => true);
   if (method === 'GET' && path === '/status') return readStatus(deps, res).then(() => true);
   const m = /^\/backfills\/([^/]+)$/.exec(path);
   if (!m) return false;

@@ -7,6 +7,7 @@ import type { DataChangeRecord } from './change-record';
 import { DecodeError } from './client-values';
 import { type ErrorKind, isFatal, SluiceError } from './errors';
 import type { FailedRecord } from './ledger/entry';
+import { keyValue, markedMessage } from './log-values';
 import { UnrepresentableError } from './record-errors';
 import { formatTimestamp } from './timestamp';
 
@@ -94,9 +95,10 @@ export class BadRecordError extends SluiceError {
 
   constructor(rejected: RejectedRecord) {
     const r = failedRecord(rejected);
-    const where = `${r.table}${r.column ? `.${r.column}` : ''} key ${r.key} committed at ${formatTimestamp(r.commitTimestamp)}`;
+    const where = `${r.table}${r.column ? `.${r.column}` : ''} key ${keyValue(r.key)} committed at ${formatTimestamp(r.commitTimestamp)}`;
     const kind: ErrorKind = rejected.error.kind === 'bug' ? 'bug' : 'permanent';
-    super(kind, `bad record in ${where}: ${rejected.error.message}`, { cause: rejected.error });
+    // Marked (log-values.ts): the key and the cause's values are redacted in the logs and the status.
+    super(kind, `bad record in ${where}: ${markedMessage(rejected.error)}`, { cause: rejected.error });
     this.record = r;
   }
 }

@@ -5,6 +5,7 @@
  */
 import type { JsonValue } from './change-record';
 import { SluiceError } from './errors';
+import { rowValue } from './log-values';
 import { fromSpannerValue, type Timestamp } from './timestamp';
 
 /**
@@ -22,12 +23,15 @@ export class DecodeError extends SluiceError {
   }
 }
 
-/** A short, safe rendering of an unexpected value for error messages. */
+/**
+ * A short, safe rendering of an unexpected value for error messages; the value itself is marked as a row's
+ * (log-values.ts), so the logs quote it only under `SLUICE_LOG_VALUES=all`.
+ */
 export function describeValue(value: unknown): string {
   if (value === undefined) return 'undefined';
   if (value === null) return 'null';
-  if (typeof value === 'bigint') return `bigint ${value}`;
-  if (typeof value !== 'object') return `${typeof value} ${JSON.stringify(value)}`;
+  if (typeof value === 'bigint') return `bigint ${rowValue(String(value))}`;
+  if (typeof value !== 'object') return `${typeof value} ${rowValue(String(JSON.stringify(value)))}`;
   const kind = Array.isArray(value) ? 'array' : `object ${value.constructor?.name ?? 'Object'}`;
   let text: string;
   try {
@@ -35,7 +39,7 @@ export function describeValue(value: unknown): string {
   } catch {
     text = '(not serialisable)';
   }
-  return `${kind} ${text.length > 120 ? `${text.slice(0, 117)}...` : text}`;
+  return `${kind} ${rowValue(text.length > 120 ? `${text.slice(0, 117)}...` : text)}`;
 }
 
 function isNamedField(item: unknown): item is { name: string; value: unknown } {

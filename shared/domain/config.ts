@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { BAD_RECORD_POLICIES } from './bad-records';
 import { destinationProblems } from './destinations';
 import { SluiceError } from './errors';
+import { logValuesSchema } from './log-values';
 import { ACCEPTABLE_STREAM_OPTIONS } from './stream-options';
 import { tableRulesSchema } from './table-rules';
 import { parseTimestamp, type Timestamp } from './timestamp';
@@ -110,6 +111,8 @@ export const configSchema = z
       .default([]),
     /** What a record a sink cannot take does: stop its partition, or go to the dead letters (ADR-1502). */
     onBadRecord: z.enum(BAD_RECORD_POLICIES, 'must be fail or dead-letter').default('fail'),
+    /** What of a row the logs and the status may quote: nothing (default), keys, or all values (ADR-2307). */
+    logValues: logValuesSchema,
   })
   .superRefine((c, ctx) => {
     if (c.window.longPollMs > c.window.maxMs) {
@@ -174,6 +177,7 @@ export const ENV_VARIABLES: Record<string, string> = {
   retentionFallback: 'SLUICE_RETENTION_FALLBACK',
   acceptStreamOptions: 'SLUICE_ACCEPT_STREAM_OPTIONS',
   onBadRecord: 'SLUICE_ON_BAD_RECORD',
+  logValues: 'SLUICE_LOG_VALUES',
 };
 
 function variableFor(path: string): string | undefined {

@@ -3,6 +3,7 @@
  * worth retrying. Every adapter turns a client error into a {@link SluiceError} through {@link classifyError};
  * every function maps the kind to its HTTP answer through {@link httpStatusFor}.
  */
+import { isMarked, markedMessage, plain } from './log-values';
 
 /**
  * - `retryable`: transient service state; the same request may succeed later (Cloud Tasks retries with backoff).
@@ -197,16 +198,24 @@ export class SluiceError extends Error {
   /** The backend asked us to slow down; answer 429 so Cloud Tasks backs off harder. */
   readonly rateLimited: boolean;
 
+  /**
+   * The message with its row values and keys marked (log-values.ts), when it quotes any: what a log line
+   * redacts. `message` itself is plain, for every other reader (answers, the ledger, dead letters).
+   */
+  declare readonly markedMessage?: string;
+
   constructor(kind: ErrorKind, message: string, options: { cause?: unknown; rateLimited?: boolean } = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    super(plain(message), options.cause === undefined ? undefined : { cause: options.cause });
     this.kind = kind;
     this.rateLimited = options.rateLimited ?? false;
+    // Not enumerable: equality of errors in tests and JSON of an error stay as they were.
+    if (isMarked(message)) Object.defineProperty(this, 'markedMessage', { value: message });
   }
 
   /** Wraps anything thrown, classifying it once; a `SluiceError` is returned unchanged. */
   static from(err: unknown, context?: string, operation?: Operation): SluiceError {
     if (err instanceof SluiceError) return err;
-    const detail = err instanceof Error ? err.message : String(err);
+    const detail = markedMessage(err);
     const message = context ? `${context}: ${detail}` : detail;
     return new SluiceError(classifyError(err, operation), message, {
       cause: err,

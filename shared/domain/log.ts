@@ -4,6 +4,7 @@
  * goes is a sink function, so tests capture lines and production writes to stdout.
  */
 import { classifyError } from './errors';
+import { type LogValues, markedMessage, redact, redactDeep } from './log-values';
 
 /** Cloud Logging severities the project uses. */
 export type Severity = 'DEBUG' | 'INFO' | 'NOTICE' | 'WARNING' | 'ERROR' | 'CRITICAL';
@@ -60,25 +61,39 @@ function jsonSafe(_key: string, value: unknown): unknown {
   return typeof value === 'bigint' ? value.toString() : value;
 }
 
-/** Formats one log line (no trailing newline). Fields never override `severity`, `message` or the labels. */
+/**
+ * The error's message as logged under `values`, and its stack with the same header: the stack opens with
+ * the plain message, row values included.
+ */
+function loggedError(err: unknown, values: LogValues): { message: string; stack?: string } {
+  const message = redact(markedMessage(err), values);
+  if (!(err instanceof Error) || !err.stack) return { message };
+  const stack = err.message === message ? err.stack : err.stack.replace(err.message, message);
+  return { message, stack };
+}
+
+/**
+ * Formats one log line (no trailing newline). Fields never override `severity`, `message` or the labels.
+ * Row values and keys marked in the fields or the error (log-values.ts) are shown as `values` allows
+ * (`SLUICE_LOG_VALUES`, default none): the one place where the logs are redacted.
+ */
 export function formatLogLine(
   severity: Severity,
   message: string,
   context: LogContext,
   fields: LogFields = {},
   err?: unknown,
+  values: LogValues = 'none',
 ): string {
-  const entry: Record<string, unknown> = { ...fields, severity, message };
+  const entry: Record<string, unknown> = { ...(redactDeep(fields, values) as LogFields), severity, message };
   const labels = labelsOf(context);
   if (Object.keys(labels).length > 0) entry['logging.googleapis.com/labels'] = labels;
   if (context.trace) entry['logging.googleapis.com/trace'] = context.trace;
   if (err !== undefined) {
-    entry.error = {
-      kind: classifyError(err),
-      message: err instanceof Error ? err.message : String(err),
-    };
-    if (err instanceof Error && err.stack) {
-      entry.stack_trace = err.stack;
+    const logged = loggedError(err, values);
+    entry.error = { kind: classifyError(err), message: logged.message };
+    if (logged.stack) {
+      entry.stack_trace = logged.stack;
       entry['@type'] = REPORTED_ERROR_EVENT;
     }
   }
@@ -95,14 +110,19 @@ export function formatLogLine(
   }
 }
 
-/** Creates a logger writing formatted lines to `sink` (e.g. `(l) => process.stdout.write(l + '\n')`). */
+/**
+ * Creates a logger writing formatted lines to `sink` (e.g. `(l) => process.stdout.write(l + '\n')`);
+ * `values` is `SLUICE_LOG_VALUES` (what of a row its lines may quote).
+ */
 export function createLogger(
   sink: (line: string) => void,
   context: LogContext = {},
   minSeverity: Severity = 'INFO',
+  values: LogValues = 'none',
 ): Logger {
   const emit = (severity: Severity, message: string, fields?: LogFields, err?: unknown) => {
-    if (RANK[severity] >= RANK[minSeverity]) sink(formatLogLine(severity, message, context, fields, err));
+    if (RANK[severity] >= RANK[minSeverity])
+      sink(formatLogLine(severity, message, context, fields, err, values));
   };
   return {
     debug: (m, f) => emit('DEBUG', m, f),
@@ -110,6 +130,6 @@ export function createLogger(
     notice: (m, f) => emit('NOTICE', m, f),
     warn: (m, f) => emit('WARNING', m, f),
     error: (m, err, f) => emit('ERROR', m, f, err),
-    child: (more) => createLogger(sink, { ...context, ...more }, minSeverity),
+    child: (more) => createLogger(sink, { ...context, ...more }, minSeverity, values),
   };
 }

@@ -6,6 +6,7 @@
  */
 import type { JsonValue, SpannerType } from './change-record';
 import { DecodeError, describeValue } from './client-values';
+import { rowValue } from './log-values';
 import { UnrepresentableError } from './record-errors';
 import { bigQueryMicrosText, parseDate } from './timestamp';
 
@@ -96,7 +97,7 @@ function numericValue(column: string, type: SpannerType, value: JsonValue): stri
   if (fraction.length > maxScale || digits.length > maxWhole) {
     const target = big ? 'BIGNUMERIC' : 'NUMERIC';
     const t = m.input;
-    const shown = t.length > 60 ? `${t.slice(0, 30)}…${t.slice(-20)} (${t.length} characters)` : t;
+    const shown = rowValue(t.length > 60 ? `${t.slice(0, 30)}…${t.slice(-20)} (${t.length} characters)` : t);
     throw new UnrepresentableError(
       'value',
       column,

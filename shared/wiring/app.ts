@@ -14,6 +14,7 @@ import { Scheduler } from '../app/replication/scheduler';
 import { ConfigError, type PipelineConfig, parseConfig } from '../domain/config';
 import { parseLineageSettings } from '../domain/lineage/settings';
 import { createLogger, type Logger } from '../domain/log';
+import type { LogValues } from '../domain/log-values';
 import { fromEpochMillis } from '../domain/timestamp';
 import type { ObjectStore } from '../ports/object-store';
 import type { TaskQueue } from '../ports/task-queue';
@@ -94,9 +95,10 @@ export function parseEnvironment(env: Record<string, string | undefined>): {
   return { config, deployment };
 }
 
-/** Logger writing Cloud Logging JSON lines to stdout. */
-export function stdoutLogger(pipeline?: string): Logger {
-  return createLogger((line) => process.stdout.write(`${line}\n`), pipeline ? { pipeline } : {});
+/** Logger writing Cloud Logging JSON lines to stdout, quoting row values as `values` allows. */
+export function stdoutLogger(pipeline?: string, values?: LogValues): Logger {
+  const write = (line: string) => process.stdout.write(`${line}\n`);
+  return createLogger(write, pipeline ? { pipeline } : {}, 'INFO', values);
 }
 
 /** Builds the app from the environment with the real adapters. @throws ConfigError naming every bad variable. */
@@ -106,7 +108,7 @@ export function createAppFromEnv(
 ): App {
   const { config, deployment } = parseEnvironment(env);
   // Unknown variables are warned about once, at instance start (`checkInstance` in ./startup).
-  const log = stdoutLogger(config.pipeline);
+  const log = stdoutLogger(config.pipeline, config.logValues);
   const clients = createClients(config, endpointsFromEnv(env));
   const store = new GcsObjectStore(clients.storage.bucket(config.ledger.bucket));
   const queue = new CloudTasksQueue(clients.tasks, {

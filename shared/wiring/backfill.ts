@@ -136,7 +136,8 @@ export function backfillDeps(
 ): { deps: BackfillDeps; clients: Clients } {
   const config = parseConfig(env);
   const clients = createClients(config, endpointsFromEnv(env));
-  const log = createLogger((line) => process.stdout.write(`${line}\n`), { pipeline: config.pipeline });
+  const write = (line: string) => process.stdout.write(`${line}\n`);
+  const log = createLogger(write, { pipeline: config.pipeline }, 'INFO', config.logValues);
   const lineage = lineageFromEnv(env, config, log);
   const deps = {
     ...depsFromClients(env, config, clients, log, spannerAndBigQuery),

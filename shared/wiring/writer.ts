@@ -31,7 +31,7 @@ export async function createWriterFromEnv(
   logSink: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
 ): Promise<WriterInstance> {
   const config = parseWriterConfig(env);
-  const log = createLogger(logSink, { pipeline: config.pipeline });
+  const log = createLogger(logSink, { pipeline: config.pipeline }, 'INFO', config.logValues);
   // Unknown variables are warned about once, at instance start (`checkInstance` in ./startup).
   const spanner = new Spanner({ projectId: config.project });
   const database = spanner.instance(config.instance).database(config.database);

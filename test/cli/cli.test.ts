@@ -75,6 +75,11 @@ it('cancels a backfill', async () => {
   const cancelled = await sluice('backfill', 'cancel', id, '--url', url);
   expect(cancelled.code).toBe(0);
   expect(cancelled.out).toMatch(new RegExp(`^${id}  (cancelled|succeeded)`));
+  // One job per page: the list follows nextPageToken to the older job of the previous test (ADR-2308).
+  const listed = await sluice('backfill', 'list', '--page-size', '1', '--url', url, '--json');
+  const jobs = (JSON.parse(listed.out) as { backfills: Array<{ id: string }> }).backfills;
+  expect(jobs.length).toBeGreaterThanOrEqual(2);
+  expect(jobs[0]!.id).toBe(id);
 }, 30_000);
 
 it("refuses bad command lines (exit 2) and reports the function's errors (exit 1)", async () => {

@@ -37,6 +37,10 @@ export interface GcsAdmin {
   read(bucket: string, name: string): Buffer | undefined;
   /** Changes the per-object write interval (0 disables the limit). */
   setMinWriteIntervalMs(ms: number): void;
+  /** Requests served since start (or the last reset), by API method key (`objects.get`, `objects.list`). */
+  requests(): Record<string, number>;
+  /** Starts the request counts again from zero. */
+  resetRequests(): void;
 }
 
 /** A running emulator. */
@@ -62,6 +66,8 @@ function adminHandle(store: GcsStore, faults: FaultInjector, url: string): GcsAd
     setMinWriteIntervalMs: (ms) => {
       store.options.minWriteIntervalMs = ms;
     },
+    requests: () => Object.fromEntries(store.requests),
+    resetRequests: () => store.requests.clear(),
   };
 }
 
@@ -84,6 +90,11 @@ export async function startGcsEmulator(options: GcsEmulatorOptions = {}): Promis
     adminServer = await startAdminServer(options.adminPort, faults, {
       'GET /buckets': () => store.listBuckets().map((b) => b.name),
       'GET /objects': (_body, url) => admin.objects(url.searchParams.get('bucket') ?? ''),
+      'GET /requests': () => admin.requests(),
+      'POST /requests/reset': () => {
+        admin.resetRequests();
+        return {};
+      },
       'POST /write-rate': (body) => {
         const ms =
           typeof body === 'object' && body !== null && 'minWriteIntervalMs' in body

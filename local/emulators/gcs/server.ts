@@ -52,6 +52,7 @@ export async function startGcsHttp(
     const route = match(req.method ?? 'GET', rawPath, url);
     const head = req.method === 'HEAD';
     if (!route) return send(res, errorReply(new GcsError(404, `Not Found: ${req.method} ${rawPath}`)), head);
+    store.countRequest(route.method);
     const fault = faults.take(route.method);
     if (fault?.delayMs) await sleep(fault.delayMs);
     const failNow = fault && fault.afterItems === undefined;

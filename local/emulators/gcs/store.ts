@@ -59,8 +59,15 @@ export class GcsStore {
   readonly buckets = new Map<string, BucketState>();
   private readonly lastWriteMs = new Map<string, number>();
   private lastGeneration = 0n;
+  /** Requests served, by API method key (`objects.get`, `objects.list`, …): what a test counts calls by. */
+  readonly requests = new Map<string, number>();
 
   constructor(public options: StoreOptions = {}) {}
+
+  /** Counts one request of an API method (the server calls it for every routed request). */
+  countRequest(method: string): void {
+    this.requests.set(method, (this.requests.get(method) ?? 0) + 1);
+  }
 
   private changed(change: StoreChange): void {
     this.options.onChange?.(change);

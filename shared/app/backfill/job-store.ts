@@ -21,6 +21,7 @@ import { isTerminal } from '../../domain/backfill/state';
 import { SluiceError } from '../../domain/errors';
 import type { Timestamp } from '../../domain/timestamp';
 import { listAll, type ObjectStore, type WriteOptions } from '../../ports/object-store';
+import { JobIndex } from './job-index';
 
 const MAX_CAS_ATTEMPTS = 8;
 const WRITE_CONCURRENCY = 16;
@@ -52,15 +53,21 @@ function jobWriteOptions(job: BackfillJob, ifGeneration: WriteOptions['ifGenerat
 
 /** Reads and writes the objects of backfill jobs of one pipeline. */
 export class JobStore {
+  /** The jobs' index, newest first (ADR-2308). */
+  readonly index: JobIndex;
+
   constructor(
     private readonly store: ObjectStore,
     private readonly pipeline: string,
-  ) {}
+  ) {
+    this.index = new JobIndex(store, pipeline);
+  }
 
-  /** Creates a job; false when a job with the same id already exists (nothing written). */
+  /** Creates a job and its index entry; false when a job with the same id already exists (nothing written). */
   async create(job: BackfillJob): Promise<boolean> {
     const name = jobObjects.job(this.pipeline, job.id);
     const outcome = await this.store.write(name, encodeJob(job), jobWriteOptions(job, 0));
+    if (outcome.ok) await this.index.record(job, outcome.generation);
     return outcome.ok;
   }
 
@@ -86,7 +93,10 @@ export class JobStore {
       const next = change(job);
       if (!next) return { job, changed: false };
       const outcome = await this.store.write(name, encodeJob(next), jobWriteOptions(next, object.generation));
-      if (outcome.ok) return { job: next, changed: true };
+      if (!outcome.ok) continue;
+      // The index shows the state; a job whose entry is lost is indexed again by its next change.
+      if (next.state !== job.state) await this.index.record(next, outcome.generation);
+      return { job: next, changed: true };
     }
     throw new SluiceError('retryable', `backfill job ${id}: too many concurrent updates`);
   }
@@ -198,15 +208,5 @@ export class JobStore {
   async listDone(id: string): Promise<DoneMarker[]> {
     const { items } = await listAll(this.store, jobObjects.donePrefix(this.pipeline, id));
     return items.map((i) => ({ name: i.name, metadata: i.metadata }));
-  }
-
-  /** Ids of every job of the pipeline. */
-  async listIds(): Promise<string[]> {
-    const prefix = jobObjects.prefix(this.pipeline);
-    const { items } = await listAll(this.store, prefix);
-    return items
-      .map((i) => i.name.slice(prefix.length))
-      .filter((rest) => rest.endsWith('/job.json'))
-      .map((rest) => rest.slice(0, -'/job.json'.length));
   }
 }

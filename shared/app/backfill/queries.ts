@@ -1,7 +1,9 @@
 /** Reading and cancelling jobs: `GET /backfills`, `GET /backfills/{id}`, `DELETE /backfills/{id}`. */
 import { type JobView, jobView } from '../../domain/backfill/progress';
 import { transition } from '../../domain/backfill/state';
+import { SluiceError } from '../../domain/errors';
 import type { BackfillDeps } from './deps';
+import { decodePageToken } from './job-index';
 import { JobStore } from './job-store';
 import { finishPlanning } from './resume';
 
@@ -21,18 +23,39 @@ export async function getBackfill(deps: BackfillDeps, id: string): Promise<JobVi
   return jobView(job, await jobs.listDone(id), deps.now());
 }
 
-/** The most recent jobs, newest first. */
-export async function listBackfills(deps: BackfillDeps, limit = 20): Promise<JobView[]> {
+/** Page size of `GET /backfills` when none is asked for. */
+export const DEFAULT_BACKFILL_PAGE_SIZE = 50;
+
+/** One page of jobs, newest first, and the token of the next page when there is one. */
+export interface BackfillPage {
+  backfills: JobView[];
+  nextPageToken?: string;
+}
+
+/**
+ * One page of jobs, newest first, from the jobs' index (ADR-2308): one listing of the index, then per job of
+ * the page its object and its done markers — never the objects of the other jobs. `pageToken` is a
+ * `nextPageToken` of an earlier page; one that is not is refused (`invalid-input`, naming the field).
+ */
+export async function listBackfills(
+  deps: BackfillDeps,
+  options: { pageSize?: number; pageToken?: string } = {},
+): Promise<BackfillPage> {
   const jobs = new JobStore(deps.store, deps.config.pipeline);
-  const all = [];
-  for (const id of await jobs.listIds()) {
-    const job = await jobs.read(id);
-    if (job) all.push(await finishPlanning(deps, jobs, job));
-  }
-  all.sort((a, b) => (a.createdAt > b.createdAt ? -1 : a.createdAt < b.createdAt ? 1 : 0));
-  return Promise.all(
-    all.slice(0, limit).map(async (job) => jobView(job, await jobs.listDone(job.id), deps.now())),
+  const storeToken = options.pageToken === undefined ? undefined : decodePageToken(options.pageToken);
+  if (options.pageToken !== undefined && storeToken === undefined)
+    throw new SluiceError('invalid-input', 'pageToken: not a nextPageToken of an earlier GET /backfills');
+  const page = await jobs.index.page(options.pageSize ?? DEFAULT_BACKFILL_PAGE_SIZE, storeToken);
+  const views = await Promise.all(
+    page.ids.map(async (id) => {
+      const stored = await jobs.read(id);
+      if (!stored) return undefined;
+      const job = await finishPlanning(deps, jobs, stored);
+      return jobView(job, await jobs.listDone(job.id), deps.now());
+    }),
   );
+  const backfills = views.filter((v): v is JobView => v !== undefined);
+  return { backfills, ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}) };
 }
 
 /**

@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../domain/log';
+import { keyValue, plain } from '../../domain/log-values';
 import { fromEpochMillis } from '../../domain/timestamp';
 import { limitWarnings } from '../../domain/writer/batching';
 import type { WriterConfig } from '../../domain/writer/config';
@@ -88,13 +89,14 @@ export class MutationWriter {
     return typeMutations(await this.catalog.refresh(), mutations);
   }
 
+  /** Logs the problems with their values marked (the log redacts them); the producer gets them plain. */
   private rejected(problems: string[]): Answer {
     this.deps.log.warn('writer request rejected', {
       event: 'writer.rejected',
       status: 400,
       problems: problems.slice(0, 20),
     });
-    return badRequest(problems);
+    return badRequest(problems.map(plain));
   }
 
   private async write(
@@ -206,7 +208,7 @@ export class MutationWriter {
             firstFailures: entries
               .filter((e) => e.result.kind === 'failed' || e.result.kind === 'unapplied')
               .slice(0, 5)
-              .map((e) => ({ index: e.index, table: e.table, result: e.result })),
+              .map((e) => ({ index: e.index, table: e.table, result: loggedResult(e.result) })),
           }
         : {}),
     };
@@ -215,4 +217,14 @@ export class MutationWriter {
       this.deps.log.warn('writer request done with routed or unapplied mutations', fields);
     else this.deps.log.info('writer request done', fields);
   }
+}
+
+/**
+ * A failed mutation's result for the log: Spanner's message may quote the row's key (ALREADY_EXISTS names
+ * it), so it is marked as a key's (ADR-2307); its code stays readable.
+ */
+function loggedResult(result: ResultEntry['result']): unknown {
+  const status = 'status' in result ? result.status : undefined;
+  if (!status || typeof status.message !== 'string') return result;
+  return { ...result, status: { ...status, message: keyValue(status.message) } };
 }

@@ -186,7 +186,26 @@ export const jobObjects = {
   /** The history stream a partition's rows were written to, claimed create-only before it is committed. */
   historyClaim: (pipeline: string, id: string, index: number) =>
     `${pipeline}/backfills/${id}/history/${String(index).padStart(6, '0')}.json`,
+  /** The index of jobs (ADR-2308): one small entry per job, named so that name order is newest first. */
+  indexPrefix: (pipeline: string) => `${pipeline}/backfill-index/`,
+  indexEntry: (pipeline: string, id: string, createdAt: Timestamp) =>
+    `${pipeline}/backfill-index/${newestFirst(createdAt)}-${id}.json`,
+  /** Written once the index holds every job created before it existed (the upgrade's one full listing). */
+  indexBuilt: (pipeline: string) => `${pipeline}/backfill-index.built`,
 };
+
+const LATEST_NANOS = 10n ** 20n - 1n;
+
+/** The creation time as 20 digits that sort newest first (nanoseconds subtracted from 10^20 - 1). */
+function newestFirst(createdAt: Timestamp): string {
+  return (LATEST_NANOS - (createdAt as bigint)).toString().padStart(20, '0');
+}
+
+/** The job id of an index entry's name (`<20 digits>-<id>.json`), or undefined for another name. */
+export function indexEntryId(pipeline: string, name: string): string | undefined {
+  const rest = name.slice(jobObjects.indexPrefix(pipeline).length);
+  return /^\d{20}-([A-Za-z0-9_-]{1,100})\.json$/.exec(rest)?.[1];
+}
 
 /** Metadata key of a done marker holding the partition's row count. */
 export const DONE_ROWS_KEY = 'sluice-rows';

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { ConfigError, type ConfigIssue } from '../config';
+import { type LogValues, logValuesSchema } from '../log-values';
 import { millis } from '../zod-helpers';
 import { type BatchLimits, DEFAULT_BATCH_LIMITS } from './batching';
 import { type ConstraintViolationPolicy, DEFAULT_RETRY, type RetrySettings } from './policy';
@@ -29,6 +30,8 @@ export interface WriterConfig {
   maxBodyBytes: number;
   constraintViolationPolicy: ConstraintViolationPolicy;
   ordering: Ordering;
+  /** `SLUICE_LOG_VALUES`: what of a mutation's values the logs may quote (ADR-2307). */
+  logValues: LogValues;
 }
 
 /** The writer's body limit when `SLUICE_WRITER_MAX_BODY_BYTES` is not set. */
@@ -82,6 +85,7 @@ const schema = z.strictObject({
     .enum(['fail', 'route-to-failure-handler'], 'must be fail or route-to-failure-handler')
     .default('fail'),
   SLUICE_WRITER_ORDERING: z.enum(['none', 'per-key'], 'must be none or per-key').default('none'),
+  SLUICE_LOG_VALUES: logValuesSchema,
 });
 
 /** The variables the writer reads. */
@@ -168,6 +172,7 @@ export function parseWriterConfig(env: Record<string, string | undefined>): Writ
     maxBodyBytes: e.SLUICE_WRITER_MAX_BODY_BYTES,
     constraintViolationPolicy: e.SLUICE_WRITER_CONSTRAINT_VIOLATION_POLICY,
     ordering: e.SLUICE_WRITER_ORDERING,
+    logValues: e.SLUICE_LOG_VALUES,
   };
   const issues = crossIssues(config, config.deadLetters.bucket !== '', e.SLUICE_LEDGER_BUCKET);
   if (issues.length) throw new ConfigError(issues);

@@ -6,6 +6,7 @@
  * silent conversion that could change a value.
  */
 import type { SpannerType } from '../change-record';
+import { rowValue } from '../log-values';
 import { formatSpannerType } from '../spanner-types';
 import { formatTimestamp, parseDate, parseTimestamp } from '../timestamp';
 
@@ -28,7 +29,7 @@ const DECIMAL = /^[+-]?(\d+)(?:\.(\d*))?$|^[+-]?\.(\d+)$/;
 
 const ok = (value: WireValue): Typed => ({ ok: true, value });
 
-/** A short rendering of what came, for problems. */
+/** A short rendering of what came, for problems; the value itself marked as a row's (log-values.ts). */
 export function shown(value: unknown): string {
   if (value === undefined) return 'nothing';
   const text = JSON.stringify(value) ?? String(value);
@@ -40,7 +41,7 @@ export function shown(value: unknown): string {
       : type === 'object'
         ? 'an object'
         : `a ${type}`;
-  return `${kind} ${text.length > 60 ? `${text.slice(0, 57)}...` : text}`;
+  return `${kind} ${rowValue(text.length > 60 ? `${text.slice(0, 57)}...` : text)}`;
 }
 
 function expected(type: SpannerType, what: string, value: unknown): Typed {

@@ -304,7 +304,7 @@ describe('partition workers', () => {
     await start(h, { tables: ['Orders'] });
     h.tick();
     await start(h, { tables: ['Items'] });
-    const list = await listBackfills(h.deps);
+    const list = (await listBackfills(h.deps)).backfills;
     expect(list.map((j) => j.id)).toEqual(['job2', 'job1']);
   });
 });

@@ -35,7 +35,7 @@ it('a job stored in planning without its tasks is finished by the next GET and t
   const stored = await h.store.read(jobObjects.job('demo', 'job1'));
   expect(stored?.metadata['sluice-state']).toBe('planning');
   const before = h.queue.pending.length;
-  const listed = await listBackfills(h.deps);
+  const listed = (await listBackfills(h.deps)).backfills;
   expect(listed.map((j) => j.state)).toEqual(['running']);
   const total = listed[0]!.partitions.total;
   expect(before).toBeLessThan(total);
@@ -87,6 +87,6 @@ it('a finished job and its markers carry a custom time; the listing shows jobs, 
   const done = await h.store.list(jobObjects.donePrefix('demo', id));
   expect(done.items.length).toBe(started.value.partitions);
   expect(done.items.every((i) => i.customTime !== undefined)).toBe(true);
-  const list = await listBackfills(h.deps);
+  const list = (await listBackfills(h.deps)).backfills;
   expect(list.map((j) => j.id)).toEqual([id]);
 });

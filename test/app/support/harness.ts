@@ -78,10 +78,12 @@ export class Harness {
       retentionMarginMs: 3_600_000,
       idleDelayMs: 5_000,
     };
+    // As the wiring does: the logs quote row values as SLUICE_LOG_VALUES allows.
     const log = createLogger(
       (l) => this.lines.push(JSON.parse(l) as Record<string, unknown>),
       { pipeline: 'sluice' },
       'DEBUG',
+      config.logValues,
     );
     this.ledger = new LedgerStore(this.store, config.pipeline, log, {
       attempts: 5,
@@ -110,6 +112,7 @@ export class Harness {
       (l) => this.lines.push(JSON.parse(l) as Record<string, unknown>),
       { pipeline: 'sluice' },
       'DEBUG',
+      this.settings.config.logValues,
     );
     return { now: () => this.now, log };
   }

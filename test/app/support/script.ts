@@ -6,7 +6,12 @@
  */
 
 import { Random } from '../../../local/random';
-import type { ChangeRecord, ColumnType, DataChangeRecord } from '../../../shared/domain/change-record';
+import type {
+  ChangeRecord,
+  ColumnType,
+  DataChangeRecord,
+  JsonValue,
+} from '../../../shared/domain/change-record';
 import { addMillis, addNanos, type Timestamp } from '../../../shared/domain/timestamp';
 import type { ChangeQuery, ChangeSource } from '../../../shared/ports/change-source';
 
@@ -69,7 +74,7 @@ export class ScriptedStream implements ChangeSource {
    * Records to deliver with a `Val` that does not match its STRING column (`table/id` → the value), as a
    * stream value the pipeline cannot map would: a poison record. Deleting the entry is the "fix".
    */
-  readonly poisoned = new Map<string, number>();
+  readonly poisoned = new Map<string, JsonValue>();
 
   constructor(
     readonly t0: Timestamp,

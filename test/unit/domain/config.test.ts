@@ -49,6 +49,7 @@ describe('parseConfig', () => {
       excludedTables: [],
       acceptStreamOptions: [],
       onBadRecord: 'fail',
+      logValues: 'none',
     });
   });
 

@@ -17,6 +17,7 @@ import {
   type Transition,
 } from '../../../domain/ledger';
 import type { Logger } from '../../../domain/log';
+import { keyValue, type LogValues, markedMessage, redact, shownKey } from '../../../domain/log-values';
 import { formatTimestamp, type Timestamp } from '../../../domain/timestamp';
 import type { LedgerStore } from '../../ledger';
 import type { ReaderTask } from '../common';
@@ -32,9 +33,23 @@ export interface TaskOutcome {
 /** A task that did nothing (duplicate, stale, lost race). */
 export const noop = (detail: string): TaskOutcome => ({ status: 200, outcome: 'noop', detail });
 
+/**
+ * The error as the ledger records it: what the status shows, so redacted as the logs are (`SLUICE_LOG_VALUES`,
+ * ADR-2307) — the record's key as its hash under `none`; the dead letter keeps the whole record.
+ */
+function recordedError(e: SluiceError, err: unknown, at: Timestamp, values: LogValues): LastError {
+  const record = err instanceof BadRecordError ? err.record : undefined;
+  return {
+    kind: e.kind,
+    message: redact(markedMessage(e), values),
+    at,
+    ...(record ? { record: { ...record, key: shownKey(record.key, values) } } : {}),
+  };
+}
+
 /** Maps a failure to an outcome: retryable → 503/429 (lease released), permanent → recorded, 200. */
 export async function recordTaskFailure(
-  ctx: { ledger: LedgerStore; now: Timestamp },
+  ctx: { ledger: LedgerStore; now: Timestamp; logValues?: LogValues },
   failure: {
     err: unknown;
     task: ReaderTask;
@@ -46,12 +61,8 @@ export async function recordTaskFailure(
 ): Promise<TaskOutcome> {
   const { err, task, holder, leased, partial } = failure;
   const e = SluiceError.from(err, `partition ${task.partition}`);
-  const error: LastError = {
-    kind: e.kind,
-    message: e.message,
-    at: ctx.now,
-    ...(err instanceof BadRecordError ? { record: err.record } : {}),
-  };
+  const error = recordedError(e, err, ctx.now, ctx.logValues ?? 'none');
+  const record = err instanceof BadRecordError ? err.record : undefined;
   if (e.kind === 'conflict') {
     log.warn('task.conflict', { reason: e.message });
     return noop(e.message);
@@ -81,8 +92,8 @@ export async function recordTaskFailure(
       if (permanent && out.kind === 'written')
         log.error('partition.failed', e, {
           partition: task.partition,
-          ...(error.record ? { table: error.record.table, key: error.record.key } : {}),
-          ...(error.record?.column ? { column: error.record.column } : {}),
+          ...(record ? { table: record.table, key: keyValue(record.key) } : {}),
+          ...(record?.column ? { column: record.column } : {}),
         });
     })
     .catch((recordErr: unknown) => log.error('task.record-failed', recordErr));

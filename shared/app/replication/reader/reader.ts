@@ -95,7 +95,7 @@ export class Reader {
       this.tables.forgetMissing(err);
       if (!leased && leaseFree) leased = await this.leaseToRecord(err, task, holder);
       return recordTaskFailure(
-        { ledger: this.ports.ledger, now: this.runtime.now() },
+        { ledger: this.ports.ledger, now: this.runtime.now(), logValues: this.settings.config.logValues },
         { err, task, holder, leased, ...(partial ? { partial } : {}) },
         log,
       );

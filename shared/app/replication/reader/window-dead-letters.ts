@@ -7,6 +7,7 @@
 import { failedRecord, type RejectedRecord, rejectionReason } from '../../../domain/bad-records';
 import { newDeadLetter } from '../../../domain/dead-letter';
 import type { PartitionEntry } from '../../../domain/ledger';
+import { keyValue, markedMessage } from '../../../domain/log-values';
 import { formatTimestamp, type Timestamp } from '../../../domain/timestamp';
 import type { WindowContext } from './window-context';
 
@@ -38,9 +39,10 @@ export async function setAside(
       records: 1,
       reason: letter.reason,
       column: failed.column,
-      key: failed.key,
+      // Marked: the log redacts them per SLUICE_LOG_VALUES (ADR-2307); the letter keeps the whole record.
+      key: keyValue(failed.key),
       commitTimestamp: formatTimestamp(failed.commitTimestamp),
-      error: r.error.message,
+      error: markedMessage(r.error),
       ...(out === 'exists' ? { note: 'already written by an earlier attempt' } : {}),
     });
   }
