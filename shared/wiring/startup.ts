@@ -6,6 +6,7 @@
  * Cloud Run's startup probe fails: such a revision never becomes ready and never takes traffic.
  */
 import { ConfigError, type ConfigIssue, parseConfig } from '../domain/config';
+import { parseSealSettings } from '../domain/dead-letter-seal';
 import { parseLineageSettings } from '../domain/lineage/settings';
 import { createLogger } from '../domain/log';
 import { parseWriterConfig } from '../domain/writer/config';
@@ -73,6 +74,7 @@ export function checkStartup(fn: CheckedFunction, env: Record<string, string | u
   if (fn === 'backfill') requireSet(problems, env, ['SLUICE_BACKFILL_QUEUE', 'SLUICE_BACKFILL_URL']);
   if (fn === 'scheduler' || fn === 'reader') collect(problems, () => parseDeploymentSettings(env));
   if (fn !== 'writer') collect(problems, () => parseLineageSettings(env));
+  if (fn !== 'writer') collect(problems, () => parseSealSettings(env));
   const unknown = unknownVariables(env);
   // A required variable reported missing while a near spelling of it is set: say so on that line.
   const hinted = problems.map((p) => {

@@ -4,6 +4,7 @@
  * with the nearest known name for a typo. A module that reads a new variable adds it here.
  */
 import { ENV_VARIABLES } from '../domain/config';
+import { SEAL_VARIABLES } from '../domain/dead-letter-seal';
 import { LINEAGE_VARIABLES } from '../domain/lineage/settings';
 import { nearest } from '../domain/suggest';
 import { WRITER_VARIABLES } from '../domain/writer/config';
@@ -31,6 +32,7 @@ export const KNOWN_VARIABLES: readonly string[] = [
     ...WRITER_VARIABLES,
     ...ENDPOINT_VARIABLES,
     ...LINEAGE_VARIABLES,
+    ...SEAL_VARIABLES,
     ...OTHER_VARIABLES,
   ]),
 ].sort();

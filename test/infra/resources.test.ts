@@ -120,6 +120,10 @@ test('the resource set: how many of each type the default deployment creates', (
     'gcp:monitoring/dashboard:Dashboard': 1,
     // The writer's Spanner role (ADR-2304): a role definition, not a grant.
     'gcp:projects/iAMCustomRole:IAMCustomRole': 1,
+    // The key of stream dead letters and its two readers (ADR-2305).
+    'gcp:secretmanager/secret:Secret': 1,
+    'gcp:secretmanager/secretIamMember:SecretIamMember': 2,
+    'gcp:secretmanager/secretVersion:SecretVersion': 1,
     'gcp:serviceaccount/account:Account': 6,
     'gcp:serviceaccount/iAMMember:IAMMember': 3,
     'gcp:spanner/databaseIAMMember:DatabaseIAMMember': 4,
