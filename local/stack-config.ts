@@ -81,6 +81,9 @@ export function functionEnvironment(
     SLUICE_READER_QUEUE: queueName('reader'),
     SLUICE_BACKFILL_QUEUE: queueName('backfill'),
     SLUICE_TASKS_SERVICE_ACCOUNT: LOCAL.tasksServiceAccount,
+    // Callers on loopback without a token (the CLI, the console, tests) are trusted; a token is still
+    // checked against its route (ADR-2306). Deployed functions take the default, cloud-run.
+    SLUICE_CALLER_IDENTITY: 'trust-loopback',
     SLUICE_READER_URL: e.readerUrl,
     SLUICE_BACKFILL_URL: e.backfillUrl,
     SLUICE_DATA_BOOST: 'false',

@@ -5,6 +5,7 @@
  * (every deployed function) throws at module load, so the functions framework exits before it listens and
  * Cloud Run's startup probe fails: such a revision never becomes ready and never takes traffic.
  */
+import { parseCallerPolicy } from '../domain/caller';
 import { ConfigError, type ConfigIssue, parseConfig } from '../domain/config';
 import { parseSealSettings } from '../domain/dead-letter-seal';
 import { parseLineageSettings } from '../domain/lineage/settings';
@@ -72,6 +73,7 @@ export function checkStartup(fn: CheckedFunction, env: Record<string, string | u
   if (fn === 'writer') collect(problems, () => parseWriterConfig(env));
   else collect(problems, () => parseConfig(env));
   if (fn === 'backfill') requireSet(problems, env, ['SLUICE_BACKFILL_QUEUE', 'SLUICE_BACKFILL_URL']);
+  if (fn === 'backfill') collect(problems, () => parseCallerPolicy(env));
   if (fn === 'scheduler' || fn === 'reader') collect(problems, () => parseDeploymentSettings(env));
   if (fn !== 'writer') collect(problems, () => parseLineageSettings(env));
   if (fn !== 'writer') collect(problems, () => parseSealSettings(env));

@@ -3,6 +3,7 @@
  * test checks both directions), and the startup warning about `SLUICE_*` variables that configure nothing,
  * with the nearest known name for a typo. A module that reads a new variable adds it here.
  */
+import { CALLER_VARIABLES } from '../domain/caller';
 import { ENV_VARIABLES } from '../domain/config';
 import { SEAL_VARIABLES } from '../domain/dead-letter-seal';
 import { LINEAGE_VARIABLES } from '../domain/lineage/settings';
@@ -33,6 +34,7 @@ export const KNOWN_VARIABLES: readonly string[] = [
     ...ENDPOINT_VARIABLES,
     ...LINEAGE_VARIABLES,
     ...SEAL_VARIABLES,
+    ...CALLER_VARIABLES,
     ...OTHER_VARIABLES,
   ]),
 ].sort();

@@ -104,6 +104,17 @@ test('every function refuses to serve an invalid configuration: it exits before 
   }
 });
 
+test("the backfill function identifies callers by Cloud Run's verified token, naming the tasks invoker (ADR-2306)", () => {
+  const env = (
+    one('gcp:cloudfunctionsv2/function:Function', 'backfill').inputs.serviceConfig as {
+      environmentVariables: Record<string, string>;
+    }
+  ).environmentVariables;
+  expect(env.SLUICE_TASKS_SERVICE_ACCOUNT).toBe('sluice-tasks@acme-prod.iam.gserviceaccount.com');
+  // The default, cloud-run: loopback callers without a token are trusted only on the local stack.
+  expect(env.SLUICE_CALLER_IDENTITY).toBeUndefined();
+});
+
 test('the resource set: how many of each type the default deployment creates', () => {
   const counts: Record<string, number> = {};
   for (const r of recorded) counts[r.type] = (counts[r.type] ?? 0) + 1;
