@@ -70,17 +70,18 @@ export function formatReplay(body: unknown): string {
       `${String(r.outcome).padEnd(16)} ${String(r.id)}${r.rows !== undefined ? `  ${String(r.rows)} rows` : ''}${r.error ? `  ${String(r.error)}` : ''}`,
   );
   lines.push(
-    `replayed ${String(b.replayed ?? 0)}, failed ${String(b.failed ?? 0)}, already replayed ${String(b.alreadyReplayed ?? 0)}` +
+    `replayed ${String(b.replayed ?? 0)}, failed ${String(b.failed ?? 0)}, untrusted ${String(b.untrusted ?? 0)}, already replayed ${String(b.alreadyReplayed ?? 0)}` +
       (b.more ? '; more pending: run again' : ''),
   );
   return lines.join('\n');
 }
 
-/** Whether a replay did what it was asked: no letter failed or was not found. */
+/** Whether a replay did what it was asked: no letter failed, was not found or was refused as untrusted. */
 export function replaySucceeded(body: unknown): boolean {
   const b = obj(body);
-  if (Number(b.failed ?? 0) > 0) return false;
-  return !list(b.results).some((r) => r.outcome === 'failed' || r.outcome === 'not-found');
+  if (Number(b.failed ?? 0) > 0 || Number(b.untrusted ?? 0) > 0) return false;
+  const bad = ['failed', 'not-found', 'untrusted'];
+  return !list(b.results).some((r) => bad.includes(String(r.outcome)));
 }
 
 /** `POST /partitions/retry`: which partitions were retried, which were skipped and why. */

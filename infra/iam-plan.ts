@@ -31,6 +31,8 @@ export type GrantTarget =
   | { kind: 'function'; fn: FunctionName }
   | { kind: 'topic'; topic: string }
   | { kind: 'subscription' }
+  /** The secret holding the key stream dead letters are sealed with (ADR-2305). */
+  | { kind: 'deadLetterKey' }
   /** The project itself: only for roles of APIs without narrower resources (Data Lineage). */
   | { kind: 'project' };
 
@@ -63,6 +65,20 @@ export function iamPlan(
     add(fn, 'roles/spanner.databaseReader', { kind: 'database' }, spannerWhy[fn]);
     add(fn, 'roles/bigquery.dataEditor', { kind: 'dataset' }, bigqueryWhy[fn]);
   }
+  // Only the writer of stream letters and their replayer hold the key: any other account with objectUser on
+  // the ledger can create an object shaped as a letter, but not seal one (ADR-2305).
+  add(
+    'reader',
+    'roles/secretmanager.secretAccessor',
+    { kind: 'deadLetterKey' },
+    'seals the stream dead letters it writes',
+  );
+  add(
+    'backfill',
+    'roles/secretmanager.secretAccessor',
+    { kind: 'deadLetterKey' },
+    'checks the seal of each dead letter before replaying it',
+  );
   if (s.dataBoost) {
     add(
       'backfill',

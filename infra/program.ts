@@ -5,7 +5,7 @@
  */
 import * as gcp from '@pulumi/gcp';
 import * as pulumi from '@pulumi/pulumi';
-import { grantAccess } from './resources/access';
+import { grantAccess, grantKeyAccess } from './resources/access';
 import { createAccounts } from './resources/accounts';
 import { createDataset, createDemoDatabase } from './resources/data';
 import { createFunctions } from './resources/functions';
@@ -13,6 +13,7 @@ import { enableLineageApi } from './resources/lineage';
 import { createMonitoring } from './resources/monitoring';
 import { createQueues } from './resources/queues';
 import { createSchedulerJob, serviceUri } from './resources/schedule';
+import { createDeadLetterKey } from './resources/secrets';
 import { createBuckets } from './resources/storage';
 import { createWriterSubscription } from './resources/writer';
 import type { InfraSettings } from './settings';
@@ -52,7 +53,9 @@ export function deploy(s: InfraSettings, source: readonly ArchiveEntry[]): Deplo
   const accounts = createAccounts(s);
   const dataset = createDataset(s);
   const database = createDemoDatabase(s);
-  const functions = createFunctions(s, buckets.source, source, accounts);
+  const key = createDeadLetterKey(s);
+  const keyGrants = grantKeyAccess(s, accounts, key.secret);
+  const functions = createFunctions(s, buckets.source, source, accounts, { key, grants: keyGrants });
   const job = createSchedulerJob(s, functions.byName.scheduler, accounts);
   const subscription = createWriterSubscription(s, functions.byName.writer, accounts);
   const projectNumber = gcp.organizations.getProjectOutput({ projectId: s.project }).number;
@@ -99,6 +102,9 @@ export function deploy(s: InfraSettings, source: readonly ArchiveEntry[]): Deplo
     functions.source,
     ...Object.values(functions.byName),
     job,
+    key.secret,
+    key.version,
+    ...keyGrants,
     ...grants,
     ...(lineageApi ? [lineageApi] : []),
     ...Object.values(monitoring.metrics),

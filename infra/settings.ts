@@ -57,6 +57,8 @@ export interface ResourceNames {
   queues: { reader: string; backfill: string };
   ledgerBucket: string;
   sourceBucket: string;
+  /** Secret Manager secret holding the key stream dead letters are sealed with (ADR-2305). */
+  deadLetterKey: string;
 }
 
 /** The writer function's deployment: who may call it, its push subscription, its own variables. */
@@ -224,6 +226,7 @@ export function resourceNames(project: string, prefix: string): ResourceNames {
     queues: { reader: per('reader'), backfill: per('backfill') },
     ledgerBucket: `${project}-${prefix}-ledger`,
     sourceBucket: `${project}-${prefix}-source`,
+    deadLetterKey: per('dead-letter-key'),
   };
 }
 

@@ -3,6 +3,9 @@
  * get exactly what a deployment gives them (the configuration variables and the variables the Pulumi
  * program adds) plus the endpoint overrides that point every client at an emulator.
  */
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Dialect } from '../shared/domain/change-record';
 import type { DemoSchema } from './demo-schema';
 import { tablesConfig } from './demo-schema';
@@ -78,6 +81,9 @@ export function functionEnvironment(
     SLUICE_READER_QUEUE: queueName('reader'),
     SLUICE_BACKFILL_QUEUE: queueName('backfill'),
     SLUICE_TASKS_SERVICE_ACCOUNT: LOCAL.tasksServiceAccount,
+    // Callers on loopback without a token (the CLI, the console, tests) are trusted; a token is still
+    // checked against its route (ADR-2306). Deployed functions take the default, cloud-run.
+    SLUICE_CALLER_IDENTITY: 'trust-loopback',
     SLUICE_READER_URL: e.readerUrl,
     SLUICE_BACKFILL_URL: e.backfillUrl,
     SLUICE_DATA_BOOST: 'false',
@@ -93,6 +99,20 @@ export function functionEnvironment(
     SLUICE_LINEAGE_HEARTBEAT_MS: '10000',
     ...overrides,
   };
+}
+
+/**
+ * The key the local reader seals its dead letters with (ADR-2305): generated, and kept beside the emulators'
+ * state under `dataDir` so letters of an earlier run still replay.
+ */
+export function localDeadLetterKey(dataDir: string | undefined): string {
+  if (!dataDir) return randomBytes(32).toString('base64');
+  const file = join(dataDir, 'dead-letter-key');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(dataDir, { recursive: true });
+  const key = randomBytes(32).toString('base64');
+  writeFileSync(file, `${key}\n`, { mode: 0o600 });
+  return key;
 }
 
 /** Admin HTTP endpoints of the emulators (fault injection, churn, inspection: docs/emulators.md). */

@@ -23,6 +23,7 @@ import {
   databaseName,
   functionEnvironment,
   LOCAL,
+  localDeadLetterKey,
   queueName,
   type ReadyInfo,
   readyInfo,
@@ -183,7 +184,10 @@ async function startFunctions(
     const ports = await functionPorts(options.ports);
     const endpoints = endpointsOf(emulators, ports);
     if (options.functions === false) return endpoints;
-    const env = functionEnvironment(schema, options.mode ?? 'scheduled', endpoints, options.functionEnv);
+    const env = functionEnvironment(schema, options.mode ?? 'scheduled', endpoints, {
+      SLUICE_DEAD_LETTER_KEY: localDeadLetterKey(options.dataDir),
+      ...options.functionEnv,
+    });
     const root = join(__dirname, '..');
     for (const name of ['scheduler', 'reader', 'backfill', 'writer'] as const) {
       functions[name] = new FunctionProcess(name, ports[name], env, onLine, root);

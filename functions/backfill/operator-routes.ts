@@ -117,6 +117,7 @@ async function replay(deps: BackfillDeps, req: HttpRequest): Promise<Answer> {
   const out = await replayDeadLetters(
     {
       deadLetters: new DeadLetterStore(deps.store, deps.config.pipeline),
+      seal: deps.replay.seal,
       replica: deps.replica,
       catalog: deps.replay.catalog,
       tables: deps.replay.tables,
@@ -130,6 +131,7 @@ async function replay(deps: BackfillDeps, req: HttpRequest): Promise<Answer> {
   const summary = {
     replayed: count('replayed'),
     failed: count('failed'),
+    untrusted: count('untrusted'),
     alreadyReplayed: count('already-replayed'),
   };
   return {

@@ -44,7 +44,37 @@ export function grantAccess(
     title: `${s.prefix} writer: BatchWrite and schema reads`,
     permissions: [...WRITER_SPANNER_PERMISSIONS],
   });
-  return iamPlan(s).map((g) => grant(s, g, accounts, targets, g.role === role.name ? writerRole : undefined));
+  return iamPlan(s)
+    .filter((g) => g.target.kind !== 'deadLetterKey')
+    .map((g) => grant(s, g, accounts, targets, g.role === role.name ? writerRole : undefined));
+}
+
+/**
+ * The grants on the dead-letter key (ADR-2305), made apart and first: a function reads its secret
+ * environment variables when its revision is deployed, so the grants must exist before the functions.
+ */
+export function grantKeyAccess(
+  s: InfraSettings,
+  accounts: Accounts,
+  key: gcp.secretmanager.Secret,
+): pulumi.CustomResource[] {
+  return iamPlan(s)
+    .filter((g) => g.target.kind === 'deadLetterKey')
+    .map(
+      (g) =>
+        new gcp.secretmanager.SecretIamMember(logicalName(g), {
+          role: g.role,
+          member: pulumi.interpolate`serviceAccount:${accountOf(runtimeOf(g.principal), accounts).email}`,
+          project: s.project,
+          secretId: key.secretId,
+        }),
+    );
+}
+
+function runtimeOf(p: Principal): 'reader' | 'backfill' {
+  if (p !== 'reader' && p !== 'backfill')
+    throw new Error(`only the reader and backfill hold the dead-letter key`);
+  return p;
 }
 
 function accountOf(p: Exclude<Principal, 'pubsubAgent' | { member: string }>, accounts: Accounts) {
@@ -134,6 +164,8 @@ function grant(
       });
     case 'project':
       return new gcp.projects.IAMMember(name, { ...common, project: s.project });
+    case 'deadLetterKey':
+      throw new Error('grants on the dead-letter key are made by grantKeyAccess, before the functions');
     case 'function':
       // Gen2 functions are invoked through their Cloud Run service (same name): run.invoker there.
       return new gcp.cloudrunv2.ServiceIamMember(name, {

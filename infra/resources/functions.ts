@@ -5,6 +5,7 @@ import { FUNCTION_NAMES, type FunctionName } from '../deployment-schema';
 import type { InfraSettings } from '../settings';
 import { type ArchiveEntry, archiveHash } from '../source-archive';
 import type { Accounts } from './accounts';
+import type { DeadLetterKey } from './secrets';
 
 /** The deployed functions and their source object. */
 export interface Functions {
@@ -58,6 +59,7 @@ export function createFunctions(
   sourceBucket: gcp.storage.Bucket,
   entries: readonly ArchiveEntry[],
   accounts: Accounts,
+  key: { key: DeadLetterKey; grants: pulumi.Resource[] },
 ): Functions {
   const source = new gcp.storage.BucketObject('function-source', {
     bucket: sourceBucket.name,
@@ -71,42 +73,60 @@ export function createFunctions(
   });
   const projectNumber = gcp.organizations.getProjectOutput({ projectId: s.project }).number;
   const byName = Object.fromEntries(
-    FUNCTION_NAMES.map((name) => [name, fn(s, name, sourceBucket, source, accounts, projectNumber)]),
+    FUNCTION_NAMES.map((name) => [
+      name,
+      fn(s, name, { bucket: sourceBucket, source }, accounts, projectNumber, key),
+    ]),
   ) as Record<FunctionName, gcp.cloudfunctionsv2.Function>;
   return { source, byName };
 }
 
+/** Only the reader (which seals letters) and the backfill function (which checks them) get the key. */
+const HOLDS_KEY: readonly FunctionName[] = ['reader', 'backfill'];
+
 function fn(
   s: InfraSettings,
   name: FunctionName,
-  bucket: gcp.storage.Bucket,
-  source: gcp.storage.BucketObject,
+  { bucket, source }: { bucket: gcp.storage.Bucket; source: gcp.storage.BucketObject },
   accounts: Accounts,
   projectNumber: pulumi.Output<string>,
+  key: { key: DeadLetterKey; grants: pulumi.Resource[] },
 ): gcp.cloudfunctionsv2.Function {
   const size = s.functions[name];
-  return new gcp.cloudfunctionsv2.Function(name, {
-    name: s.names.functions[name],
-    project: s.project,
-    location: s.region,
-    description: `sluice ${name}`,
-    buildConfig: {
-      runtime: RUNTIME,
-      entryPoint: name,
-      source: { storageSource: { bucket: bucket.name, object: source.name } },
+  const holds = HOLDS_KEY.includes(name);
+  const secret = {
+    key: 'SLUICE_DEAD_LETTER_KEY',
+    projectId: s.project,
+    secret: key.key.secret.secretId,
+    version: key.key.version.version,
+  };
+  return new gcp.cloudfunctionsv2.Function(
+    name,
+    {
+      name: s.names.functions[name],
+      project: s.project,
+      location: s.region,
+      description: `sluice ${name}`,
+      buildConfig: {
+        runtime: RUNTIME,
+        entryPoint: name,
+        source: { storageSource: { bucket: bucket.name, object: source.name } },
+      },
+      serviceConfig: {
+        availableMemory: size.memory,
+        availableCpu: String(size.cpu),
+        timeoutSeconds: size.timeoutSeconds,
+        minInstanceCount: size.minInstances,
+        maxInstanceCount: size.maxInstances,
+        maxInstanceRequestConcurrency: size.concurrency,
+        ingressSettings: size.ingress,
+        serviceAccountEmail: accounts.runtime[name].email,
+        allTrafficOnLatestRevision: true,
+        environmentVariables: projectNumber.apply((n) => functionEnvironment(s, name, n)),
+        ...(holds ? { secretEnvironmentVariables: [secret] } : {}),
+      },
+      labels: { app: 'sluice', function: name },
     },
-    serviceConfig: {
-      availableMemory: size.memory,
-      availableCpu: String(size.cpu),
-      timeoutSeconds: size.timeoutSeconds,
-      minInstanceCount: size.minInstances,
-      maxInstanceCount: size.maxInstances,
-      maxInstanceRequestConcurrency: size.concurrency,
-      ingressSettings: size.ingress,
-      serviceAccountEmail: accounts.runtime[name].email,
-      allTrafficOnLatestRevision: true,
-      environmentVariables: projectNumber.apply((n) => functionEnvironment(s, name, n)),
-    },
-    labels: { app: 'sluice', function: name },
-  });
+    holds ? { dependsOn: key.grants } : {},
+  );
 }

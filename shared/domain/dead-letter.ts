@@ -57,6 +57,8 @@ export interface DeadLetter {
   state: DeadLetterState;
   replayedAt: Timestamp | null;
   replays: ReplayAttempt[];
+  /** HMAC of the content by the reader (ADR-2305); absent in letters written before seals. */
+  seal?: string;
 }
 
 /** Prefix of every stream dead letter of a pipeline (the writer's dead letters live under `…/writer/`). */
@@ -210,6 +212,7 @@ const schema = z.strictObject({
   state: z.enum(['pending', 'replayed']),
   replayedAt: timestampString.nullable(),
   replays: z.array(z.strictObject({ at: timestampString, ok: z.boolean(), message: z.string().optional() })),
+  seal: z.string().max(200).optional(),
 });
 
 /** Serialises a dead letter (timestamps as RFC 3339 with nine fractional digits). */

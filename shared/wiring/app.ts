@@ -12,6 +12,7 @@ import { DeadLetterStore, LedgerStore } from '../app/ledger';
 import { Reader } from '../app/replication/reader';
 import { Scheduler } from '../app/replication/scheduler';
 import { ConfigError, type PipelineConfig, parseConfig } from '../domain/config';
+import { parseSealSettings } from '../domain/dead-letter-seal';
 import { parseLineageSettings } from '../domain/lineage/settings';
 import { createLogger, type Logger } from '../domain/log';
 import type { LogValues } from '../domain/log-values';
@@ -50,7 +51,12 @@ export function assembleApp(
   close = async () => {},
 ): App {
   const ledger = new LedgerStore(ports.store, settings.config.pipeline, runtime.log);
-  const deadLetters = new DeadLetterStore(ports.store, settings.config.pipeline);
+  const deadLetters = new DeadLetterStore(
+    ports.store,
+    settings.config.pipeline,
+    undefined,
+    settings.deadLetterKey,
+  );
   const enrichmentCounters = new EnrichmentCounters(ports.store, settings.config.pipeline, {
     log: runtime.log,
   });
@@ -125,6 +131,9 @@ export function createAppFromEnv(
     quietCheckpointMs: deployment.quietCheckpointMs,
     requestDeadlineMs: requestDeadlineMs(deployment.dispatchDeadlineSeconds),
   };
+  // Only the reader's instances are given the key (ADR-2305); the scheduler's settings simply lack it.
+  const { key } = parseSealSettings(env);
+  if (key) settings.deadLetterKey = key;
   const runtime: Runtime = { now: () => fromEpochMillis(Date.now()), log };
   const lineage = lineageFromEnv(env, config, log);
   const backfills = schedulerBackfills(env, config, clients, log, lineage.backfill);

@@ -13,6 +13,7 @@ import { LedgerStore } from '../app/ledger';
 import type { BackfillLineage } from '../app/lineage';
 import { TableRegistry } from '../app/tables';
 import { type PipelineConfig, parseConfig } from '../domain/config';
+import { parseSealSettings } from '../domain/dead-letter-seal';
 import { SluiceError } from '../domain/errors';
 import { createLogger, type Logger } from '../domain/log';
 import { fromEpochMillis } from '../domain/timestamp';
@@ -73,7 +74,7 @@ export function depsFromClients(
     store,
     queue,
     ...adapters,
-    replay: replayPorts(adapters, new LedgerStore(store, config.pipeline, log), config, log),
+    replay: replayPorts(adapters, new LedgerStore(store, config.pipeline, log), config, log, env),
     workerUrl: `${base}/backfills/tasks`,
     now: wallClock,
     newId: () => randomUUID().replaceAll('-', '').slice(0, 20),
@@ -105,13 +106,14 @@ function replayPorts(
   ledger: LedgerStore,
   config: PipelineConfig,
   log: Logger,
+  env: Record<string, string | undefined>,
 ): BackfillDeps['replay'] {
   const catalog = adapters.catalog as Partial<SpannerCatalog>;
   if (typeof catalog.readRowsAt !== 'function' || typeof catalog.streamOptions !== 'function')
     return undefined;
   const full = catalog as SpannerCatalog;
   const ports = { catalog: full, replica: adapters.replica, history: adapters.history, ledger };
-  return { catalog: full, tables: new TableRegistry(ports, config, log) };
+  return { catalog: full, tables: new TableRegistry(ports, config, log), seal: parseSealSettings(env) };
 }
 
 /**

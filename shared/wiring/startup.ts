@@ -5,7 +5,9 @@
  * (every deployed function) throws at module load, so the functions framework exits before it listens and
  * Cloud Run's startup probe fails: such a revision never becomes ready and never takes traffic.
  */
+import { parseCallerPolicy } from '../domain/caller';
 import { ConfigError, type ConfigIssue, parseConfig } from '../domain/config';
+import { parseSealSettings } from '../domain/dead-letter-seal';
 import { parseLineageSettings } from '../domain/lineage/settings';
 import { createLogger } from '../domain/log';
 import { parseWriterConfig } from '../domain/writer/config';
@@ -71,8 +73,10 @@ export function checkStartup(fn: CheckedFunction, env: Record<string, string | u
   if (fn === 'writer') collect(problems, () => parseWriterConfig(env));
   else collect(problems, () => parseConfig(env));
   if (fn === 'backfill') requireSet(problems, env, ['SLUICE_BACKFILL_QUEUE', 'SLUICE_BACKFILL_URL']);
+  if (fn === 'backfill') collect(problems, () => parseCallerPolicy(env));
   if (fn === 'scheduler' || fn === 'reader') collect(problems, () => parseDeploymentSettings(env));
   if (fn !== 'writer') collect(problems, () => parseLineageSettings(env));
+  if (fn !== 'writer') collect(problems, () => parseSealSettings(env));
   const unknown = unknownVariables(env);
   // A required variable reported missing while a near spelling of it is set: say so on that line.
   const hinted = problems.map((p) => {

@@ -3,7 +3,9 @@
  * test checks both directions), and the startup warning about `SLUICE_*` variables that configure nothing,
  * with the nearest known name for a typo. A module that reads a new variable adds it here.
  */
+import { CALLER_VARIABLES } from '../domain/caller';
 import { ENV_VARIABLES } from '../domain/config';
+import { SEAL_VARIABLES } from '../domain/dead-letter-seal';
 import { LINEAGE_VARIABLES } from '../domain/lineage/settings';
 import { nearest } from '../domain/suggest';
 import { WRITER_VARIABLES } from '../domain/writer/config';
@@ -31,6 +33,8 @@ export const KNOWN_VARIABLES: readonly string[] = [
     ...WRITER_VARIABLES,
     ...ENDPOINT_VARIABLES,
     ...LINEAGE_VARIABLES,
+    ...SEAL_VARIABLES,
+    ...CALLER_VARIABLES,
     ...OTHER_VARIABLES,
   ]),
 ].sort();

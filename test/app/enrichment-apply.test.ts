@@ -281,7 +281,8 @@ describe('lookups applied by the reader', () => {
     s.dimensions.write('Customers', ['eu', '7'], ts(1), { Region: 'eu', CustomerId: '7', Name: 'Ann' });
     s.dimensions.write('Customers', ['eu', '7'], ts(20), { Region: 'eu', CustomerId: '7', Name: 'New' });
     const store = new MemoryObjectStore();
-    const deadLetters = new DeadLetterStore(store, 'p');
+    const key = Buffer.alloc(32, 1);
+    const deadLetters = new DeadLetterStore(store, 'p', undefined, key);
     const rec = record({ at: ts(10), mods: [{ id: '1', values: { CustId: '7', Status: 'eu' } }] });
     const error = new SluiceError('permanent', 'rejected');
     const letter = newDeadLetter({
@@ -295,7 +296,14 @@ describe('lookups applied by the reader', () => {
     await deadLetters.put(letter);
     const log = createLogger(() => {}, {}, 'ERROR');
     const out = await replayDeadLetters(
-      { ...s.ports, deadLetters, now: () => ts(40), log, enrichments: s.enrichments },
+      {
+        ...s.ports,
+        deadLetters,
+        seal: { key, trustUnsigned: false },
+        now: () => ts(40),
+        log,
+        enrichments: s.enrichments,
+      },
       { ids: [letter.id] },
     );
     expect(out.results).toMatchObject([{ outcome: 'replayed', rows: 1 }]);

@@ -303,7 +303,8 @@ describe('schema drift in the reader batch path', () => {
     it('replays a dead letter of before the change into the widened column', async () => {
       const s = world();
       await s.write([amount(11, '2', 'NUMERIC', '2.5')]);
-      const deadLetters = new DeadLetterStore(new MemoryObjectStore(), 'p');
+      const key = Buffer.alloc(32, 1);
+      const deadLetters = new DeadLetterStore(new MemoryObjectStore(), 'p', undefined, key);
       const letter = newDeadLetter({
         pipeline: 'p',
         partition: { id: 'a'.repeat(32), epoch: 0 },
@@ -314,7 +315,7 @@ describe('schema drift in the reader batch path', () => {
       });
       await deadLetters.put(letter);
       const out = await replayDeadLetters(
-        { ...s.ports, deadLetters, now: () => ts(30), log: s.log },
+        { ...s.ports, deadLetters, seal: { key, trustUnsigned: false }, now: () => ts(30), log: s.log },
         { ids: [letter.id] },
       );
       expect(out.results).toMatchObject([{ outcome: 'replayed', rows: 1 }]);

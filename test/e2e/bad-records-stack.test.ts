@@ -81,6 +81,38 @@ function committer(stack: LocalStack) {
 
 const withEmail = (id: number) => `c${id}@example.com`;
 
+/**
+ * Two objects forged in the stream letter prefix through the official Storage client, as an account with
+ * `objectUser` on the ledger (the scheduler's, say) could write them: a letter of a customer Spanner never
+ * had, unsigned, and the genuine letter with its seal but another customer's values. Replay must refuse
+ * both (ADR-2305); were either applied, the replica would hold a row Spanner has not and the verdict differ.
+ */
+async function forgeLetters(stack: LocalStack, genuineId: string) {
+  const bucket = stack.emulators.gcs.storage().bucket(LOCAL.bucket);
+  const prefix = `${LOCAL.pipeline}/dead-letters/stream/`;
+  const [text] = await bucket.file(`${prefix}${genuineId}.json`).download();
+  const genuine = JSON.parse(text.toString('utf8')) as Record<string, unknown> & {
+    seal?: string;
+    records: Array<{ record: { mods: Array<{ keys: Record<string, unknown> }> } }>;
+  };
+  expect(genuine.seal).toMatch(/^hmac-sha256:/);
+  const [table, stamp] = genuineId.split(/\/|-/);
+  const write = async (id: string, letter: Record<string, unknown>) => {
+    await bucket.file(`${prefix}${id}.json`).save(JSON.stringify({ ...letter, id }), {
+      contentType: 'application/json',
+      metadata: { metadata: { 'sluice-table': table, 'sluice-state': 'pending', 'sluice-records': '1' } },
+    });
+    return id;
+  };
+  const other = structuredClone(genuine);
+  other.records[0]!.record.mods[0]!.keys = { customer_id: '990001' };
+  const { seal: _seal, ...unsigned } = structuredClone(other);
+  return {
+    unsigned: await write(`${table}/${stamp}-${'0'.repeat(16)}`, unsigned),
+    altered: await write(`${table}/${stamp}-${'f'.repeat(16)}`, other),
+  };
+}
+
 async function historyCounts(stack: LocalStack) {
   const [[counts]] = await stack.emulators.bigquery.bigquery().query({
     query: `SELECT COUNT(*) AS n, COUNT(DISTINCT change_id) AS d FROM ${LOCAL.dataset}.customers_history`,
@@ -186,6 +218,7 @@ describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])(
         counts: { pending: number; byTable: Record<string, number> };
       };
       expect(listed.counts).toMatchObject({ pending: 1, byTable: { [stack.schema.customers.name]: 1 } });
+      const forged = await forgeLetters(stack, listed.items[0]!.id);
       await relaxEmail(stack);
       const replay = async () => {
         const res = await fetch(`${backfill}/dead-letters/replay`, {
@@ -194,8 +227,15 @@ describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])(
         });
         return { status: res.status, body: (await res.json()) as Record<string, unknown> };
       };
-      expect(await replay()).toMatchObject({ status: 200, body: { replayed: 1, failed: 0 } });
-      expect(await replay()).toMatchObject({ status: 200, body: { replayed: 0 } });
+      const first = await replay();
+      expect(first).toMatchObject({ status: 200, body: { replayed: 1, failed: 0, untrusted: 2 } });
+      const results = first.body.results as Array<{ id: string; outcome: string; error?: string }>;
+      expect(results.filter((r) => r.outcome === 'untrusted')).toEqual([
+        { id: forged.unsigned, outcome: 'untrusted', error: expect.stringContaining('unsigned') },
+        { id: forged.altered, outcome: 'untrusted', error: expect.stringContaining('seal does not match') },
+      ]);
+      // Refused letters stay as they were: pending, never applied, refused again on every replay.
+      expect(await replay()).toMatchObject({ status: 200, body: { replayed: 0, untrusted: 2 } });
       await stack.stopTicking();
       const verdict = await stack.verify();
       if (!verdict.equal) console.error(JSON.stringify(verdict, null, 2).slice(0, 4000));

@@ -23,6 +23,8 @@ const ENV = {
   SLUICE_READER_QUEUE: 'projects/my-project/locations/europe-west1/queues/readers',
   SLUICE_BACKFILL_QUEUE: 'projects/my-project/locations/europe-west1/queues/backfill',
   SLUICE_BACKFILL_URL: 'https://backfill.example.com/',
+  // The backfill function's worker route admits only this account (ADR-2306); the deployment always sets it.
+  SLUICE_TASKS_SERVICE_ACCOUNT: 'tasks@my-project.iam.gserviceaccount.com',
   SLUICE_GCS_ENDPOINT: 'http://127.0.0.1:1',
   SLUICE_TASKS_ENDPOINT: '127.0.0.1:2',
   SLUICE_BIGQUERY_REST_ENDPOINT: 'http://127.0.0.1:3',
@@ -76,6 +78,13 @@ it.each(['scheduler', 'reader', 'backfill'] as const)(
 it('names the deployment settings the backfill function needs', () => {
   const { SLUICE_BACKFILL_URL: _, ...env } = ENV;
   expect(checkStartup('backfill', env).problems).toEqual(['SLUICE_BACKFILL_URL: is required']);
+  const { SLUICE_TASKS_SERVICE_ACCOUNT: _account, ...anyCaller } = ENV;
+  expect(checkStartup('backfill', anyCaller).problems).toEqual([
+    'SLUICE_TASKS_SERVICE_ACCOUNT: is required with SLUICE_CALLER_IDENTITY=cloud-run: the worker route admits only that account',
+  ]);
+  expect(
+    checkStartup('backfill', { ...anyCaller, SLUICE_CALLER_IDENTITY: 'trust-loopback' }).problems,
+  ).toEqual([]);
 });
 
 it('points a typo at the variable it was meant to be', () => {

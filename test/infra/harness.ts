@@ -55,6 +55,9 @@ function computed(type: string, name: string, inputs: Record<string, unknown>): 
         },
       };
     }
+    case 'gcp:secretmanager/secretVersion:SecretVersion':
+      // A secret's first version is number 1 (Secret Manager numbers versions from 1).
+      return { version: '1' };
     default:
       return { name: inputs.name ?? name };
   }

@@ -32,7 +32,9 @@ function grantsOf(rs: Recorded[]): string[] {
                         ? `subscription ${i.subscription}`
                         : r.type === 'gcp:projects/iAMMember:IAMMember'
                           ? `project ${i.project}`
-                          : `UNEXPECTED ${r.type}`;
+                          : r.type === 'gcp:secretmanager/secretIamMember:SecretIamMember'
+                            ? `secret ${i.secretId}`
+                            : `UNEXPECTED ${r.type}`;
       const who = String(i.member).replace(
         /^serviceAccount:([^@]+)@acme-prod\.iam\.gserviceaccount\.com$/,
         '$1',
@@ -63,6 +65,9 @@ const BASE = [
   'sluice-tasks run.invoker on service sluice-reader',
   'sluice-tasks run.invoker on service sluice-backfill',
   'sluice-cron run.invoker on service sluice-scheduler',
+  // The key of stream dead letters (ADR-2305): the reader seals, the backfill function checks; no one else.
+  'sluice-reader secretmanager.secretAccessor on secret sluice-dead-letter-key',
+  'sluice-backfill secretmanager.secretAccessor on secret sluice-dead-letter-key',
   // The writer: its one database, and object creation under the dead-letter prefix only.
   'sluice-writer projects/acme-prod/roles/sluice_spanner_writer on database main/orders',
   'sluice-writer storage.objectCreator on bucket acme-prod-sluice-ledger if resource.name.startsWith("projects/_/buckets/acme-prod-sluice-ledger/objects/writer-dead-letters/sluice/")',
@@ -100,6 +105,7 @@ test('nothing public, nothing on the project, no authoritative policy that would
       'gcp:bigquery/datasetIamMember:DatasetIamMember',
       'gcp:cloudrunv2/serviceIamMember:ServiceIamMember',
       'gcp:cloudtasks/queueIamMember:QueueIamMember',
+      'gcp:secretmanager/secretIamMember:SecretIamMember',
       'gcp:serviceaccount/iAMMember:IAMMember',
       'gcp:spanner/databaseIAMMember:DatabaseIAMMember',
       'gcp:storage/bucketIAMMember:BucketIAMMember',
@@ -249,4 +255,33 @@ test('the writer holds a custom Spanner role: BatchWrite and schema reads, no DD
   ]);
   const writer = grantsOf(all).filter((g) => g.startsWith('sluice-writer '));
   expect(writer.join('\n')).not.toMatch(/databaseUser|databaseAdmin|updateDdl/);
+});
+
+test('the dead-letter key: only the reader and the backfill function read it, pinned to its version (ADR-2305)', async () => {
+  const all = await deployWith({});
+  const secret = all.filter((r) => r.type === 'gcp:secretmanager/secret:Secret');
+  expect(secret.map((r) => r.inputs.secretId)).toEqual(['sluice-dead-letter-key']);
+  const accessors = all
+    .filter((r) => r.type === 'gcp:secretmanager/secretIamMember:SecretIamMember')
+    .map((r) => `${String(r.inputs.member)} ${String(r.inputs.role)}`)
+    .sort();
+  expect(accessors).toEqual([
+    'serviceAccount:sluice-backfill@acme-prod.iam.gserviceaccount.com roles/secretmanager.secretAccessor',
+    'serviceAccount:sluice-reader@acme-prod.iam.gserviceaccount.com roles/secretmanager.secretAccessor',
+  ]);
+  const secretEnv = Object.fromEntries(
+    all
+      .filter((r) => r.type === 'gcp:cloudfunctionsv2/function:Function')
+      .map((r) => [
+        r.name,
+        (r.inputs.serviceConfig as { secretEnvironmentVariables?: unknown }).secretEnvironmentVariables,
+      ]),
+  );
+  const key = {
+    key: 'SLUICE_DEAD_LETTER_KEY',
+    projectId: 'acme-prod',
+    secret: 'sluice-dead-letter-key',
+    version: '1',
+  };
+  expect(secretEnv).toEqual({ scheduler: undefined, reader: [key], backfill: [key], writer: undefined });
 });

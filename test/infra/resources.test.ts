@@ -104,6 +104,17 @@ test('every function refuses to serve an invalid configuration: it exits before 
   }
 });
 
+test("the backfill function identifies callers by Cloud Run's verified token, naming the tasks invoker (ADR-2306)", () => {
+  const env = (
+    one('gcp:cloudfunctionsv2/function:Function', 'backfill').inputs.serviceConfig as {
+      environmentVariables: Record<string, string>;
+    }
+  ).environmentVariables;
+  expect(env.SLUICE_TASKS_SERVICE_ACCOUNT).toBe('sluice-tasks@acme-prod.iam.gserviceaccount.com');
+  // The default, cloud-run: loopback callers without a token are trusted only on the local stack.
+  expect(env.SLUICE_CALLER_IDENTITY).toBeUndefined();
+});
+
 test('the resource set: how many of each type the default deployment creates', () => {
   const counts: Record<string, number> = {};
   for (const r of recorded) counts[r.type] = (counts[r.type] ?? 0) + 1;
@@ -120,6 +131,10 @@ test('the resource set: how many of each type the default deployment creates', (
     'gcp:monitoring/dashboard:Dashboard': 1,
     // The writer's Spanner role (ADR-2304): a role definition, not a grant.
     'gcp:projects/iAMCustomRole:IAMCustomRole': 1,
+    // The key of stream dead letters and its two readers (ADR-2305).
+    'gcp:secretmanager/secret:Secret': 1,
+    'gcp:secretmanager/secretIamMember:SecretIamMember': 2,
+    'gcp:secretmanager/secretVersion:SecretVersion': 1,
     'gcp:serviceaccount/account:Account': 6,
     'gcp:serviceaccount/iAMMember:IAMMember': 3,
     'gcp:spanner/databaseIAMMember:DatabaseIAMMember': 4,

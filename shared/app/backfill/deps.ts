@@ -1,5 +1,7 @@
 /** What the backfill use cases need, as ports (no Google client here). */
+
 import type { PipelineConfig } from '../../domain/config';
+import type { SealSettings } from '../../domain/dead-letter-seal';
 import type { Logger } from '../../domain/log';
 import type { Timestamp } from '../../domain/timestamp';
 import type { ObjectStore } from '../../ports/object-store';
@@ -24,9 +26,10 @@ export interface BackfillDeps {
   catalog: Pick<SpannerCatalog, 'dialect' | 'streamScope' | 'tableSchema' | 'tableSchemas'>;
   /**
    * What replaying stream dead letters needs besides the replica (ADR-1503): the full catalog (rows read at
-   * a commit timestamp) and a table registry. Absent: `POST /dead-letters/replay` answers 503.
+   * a commit timestamp), a table registry and the seal settings letters are checked with (ADR-2305).
+   * Absent: `POST /dead-letters/replay` answers 503.
    */
-  replay?: { catalog: SpannerCatalog; tables: TableRegistry } | undefined;
+  replay?: { catalog: SpannerCatalog; tables: TableRegistry; seal: SealSettings } | undefined;
   replica: ReplicaSink;
   history: HistorySink;
   /** URL of the worker route (`…/backfills/tasks`) that Cloud Tasks calls. */

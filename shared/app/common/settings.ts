@@ -30,6 +30,8 @@ export interface AppSettings {
    * stops there at its last flushed boundary. Absent: no limit but the window's own reach.
    */
   requestDeadlineMs?: number;
+  /** Key the reader seals its dead letters with (ADR-2305); absent: letters are written unsigned. */
+  deadLetterKey?: Buffer;
 }
 
 /** Clock and ids, injected so tests control time and randomness. */

@@ -15,6 +15,7 @@ import {
   serializeDeadLetter,
   summaryOf,
 } from '../../domain/dead-letter';
+import { sealed } from '../../domain/dead-letter-seal';
 import { formatTimestamp } from '../../domain/timestamp';
 import type { ObjectStore } from '../../ports/object-store';
 import { DEFAULT_RETRY, type RetryPolicy, withRetries } from '../common';
@@ -81,6 +82,8 @@ export class DeadLetterStore {
     private readonly store: ObjectStore,
     private readonly pipeline: string,
     private readonly retry: RetryPolicy = DEFAULT_RETRY,
+    /** Seals every letter written (ADR-2305); absent: letters are written unsigned. */
+    private readonly sealKey?: Buffer,
   ) {
     this.prefix = deadLetterPrefix(pipeline);
   }
@@ -89,8 +92,9 @@ export class DeadLetterStore {
     return withRetries(what, op, this.retry);
   }
 
-  /** Writes a new dead letter; `exists` when one of the same records is there already. */
-  async put(letter: DeadLetter): Promise<'created' | 'exists'> {
+  /** Writes a new dead letter, sealed with the key; `exists` when one of the same records is there already. */
+  async put(unsealed: DeadLetter): Promise<'created' | 'exists'> {
+    const letter = sealed(unsealed, this.sealKey);
     const name = deadLetterObject(this.pipeline, letter.id);
     const token = newWriterToken('dead-letter');
     const out = await this.call(`write ${name}`, () =>

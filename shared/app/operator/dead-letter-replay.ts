@@ -4,8 +4,10 @@
  * `fail` policy and the letter is marked `replayed` by compare-and-swap. Only the replica is written: the
  * records' history rows went in with their window, so a replay never adds history. A letter already
  * replayed is skipped; one whose records still fail stays pending with the attempt and its error recorded.
+ * A letter whose seal does not prove the reader wrote it is `untrusted`: never applied, never changed (ADR-2305).
  */
 import { type DeadLetter, withReplay } from '../../domain/dead-letter';
+import { checkSeal, type SealSettings } from '../../domain/dead-letter-seal';
 import { SluiceError } from '../../domain/errors';
 import type { Logger } from '../../domain/log';
 import type { Timestamp } from '../../domain/timestamp';
@@ -16,6 +18,8 @@ import { followSchema, type ReplicaPorts, writeReplicaTable } from '../sinks';
 /** What a replay needs. */
 export interface ReplayDeps extends ReplicaPorts {
   deadLetters: DeadLetterStore;
+  /** The key letters are checked with, and whether unsigned ones are trusted (ADR-2305). */
+  seal: SealSettings;
   now: () => Timestamp;
   log: Logger;
   /** Applies the table's lookups (at each record's commit timestamp, as its window would have). */
@@ -36,7 +40,7 @@ async function apply(deps: ReplayDeps, letter: DeadLetter): Promise<number> {
 /** One letter's outcome. */
 export interface LetterReplay {
   id: string;
-  outcome: 'replayed' | 'already-replayed' | 'failed' | 'not-found';
+  outcome: 'replayed' | 'already-replayed' | 'failed' | 'not-found' | 'untrusted';
   rows?: number;
   error?: string;
 }
@@ -50,6 +54,13 @@ async function replayOne(deps: ReplayDeps, id: string): Promise<LetterReplay> {
     const found = await deps.deadLetters.read(id);
     if (!found) return { id, outcome: 'not-found' };
     const letter = found.value;
+    const trust = checkSeal(letter, deps.seal);
+    if (!trust.trusted) {
+      deps.log.warn('dead-letter.untrusted', { deadLetter: id, table: letter.table, reason: trust.reason });
+      return { id, outcome: 'untrusted', error: trust.reason };
+    }
+    if (trust.unsigned)
+      deps.log.warn('dead-letter.unsigned-trusted', { deadLetter: id, table: letter.table });
     if (letter.state === 'replayed') return { id, outcome: 'already-replayed' };
     let rows = 0;
     let error: string | undefined;

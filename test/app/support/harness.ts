@@ -51,6 +51,8 @@ export class Harness {
   private readonly configInput: PipelineConfigInput;
   readonly ledger: LedgerStore;
   readonly deadLetters: DeadLetterStore;
+  /** The key the harness's reader seals its dead letters with, as a deployment's reader does (ADR-2305). */
+  readonly deadLetterKey = Buffer.alloc(32, 7);
   readonly outcomes: TaskOutcome[] = [];
 
   constructor(options: HarnessOptions = {}) {
@@ -91,12 +93,12 @@ export class Harness {
       maxDelayMs: 1,
       sleep: async () => undefined,
     });
-    this.deadLetters = new DeadLetterStore(this.store, config.pipeline, {
-      attempts: 5,
-      baseDelayMs: 1,
-      maxDelayMs: 1,
-      sleep: async () => undefined,
-    });
+    this.deadLetters = new DeadLetterStore(
+      this.store,
+      config.pipeline,
+      { attempts: 5, baseDelayMs: 1, maxDelayMs: 1, sleep: async () => undefined },
+      this.deadLetterKey,
+    );
   }
 
   /**

@@ -24,6 +24,7 @@ export function depsOf(h: Harness): BackfillDeps {
         h.settings.config,
         createLogger(() => undefined),
       ),
+      seal: { key: h.deadLetterKey, trustUnsigned: false },
     },
     replica: h.replica,
     history: h.history,
