@@ -2,7 +2,7 @@
  * The CLI's commands, each one call (or a polling loop) on the operator function's routes: status,
  * backfills, failed partitions, dead letters and forgotten tables. Output goes through `io` so tests capture it.
  */
-import { formatDeadLetters, formatReplay, formatRetry, replaySucceeded } from './failure-view';
+import { formatDeadLetters, formatDiscard, formatReplay, formatRetry, replaySucceeded } from './failure-view';
 import { formatJob, formatProgress } from './format';
 import type { OperatorClient } from './operator-client';
 import { formatStatus, statusProblems } from './status-view';
@@ -127,6 +127,8 @@ async function deadLetters(client: OperatorClient, inv: Invocation, io: CommandI
       const v = inv.flags[key];
       if (typeof v === 'string') params.set(key, v);
     }
+    // Pending letters are what needs a decision; --all shows the replayed and discarded ones too (ADR-2202).
+    if (!inv.flags.all) params.set('state', 'pending');
     const query = params.size > 0 ? `?${params}` : '';
     const { body } = await client.call('GET', `/dead-letters${query}`);
     print(io, inv.flags, body, () => formatDeadLetters(body));
@@ -147,7 +149,25 @@ async function deadLetters(client: OperatorClient, inv: Invocation, io: CommandI
       request = { after: next };
     }
   }
-  throw new UsageProblem('dead-letters list [--table <t>] [--page-token <t>] | replay [<id>…]');
+  if (sub === 'discard') return discard(client, inv, io);
+  throw new UsageProblem(
+    'dead-letters list [--table <t>] [--all] [--page-token <t>] | replay [<id>…] | discard <id…> | --table <t> [--reason <text>]',
+  );
+}
+
+/** `dead-letters discard`: the ids named, or every pending letter of `--table` (page after page). */
+async function discard(client: OperatorClient, inv: Invocation, io: CommandIO): Promise<number> {
+  const ids = inv.positional;
+  const table = typeof inv.flags.table === 'string' ? inv.flags.table : undefined;
+  if (ids.length > 0 === (table !== undefined))
+    throw new UsageProblem('dead-letters discard <id…> | --table <t> [--reason <text>]: give ids or --table');
+  const reason = typeof inv.flags.reason === 'string' ? { reason: inv.flags.reason } : {};
+  const request = { ...(table ? { table } : { ids }), ...reason };
+  for (;;) {
+    const { body } = await client.call('POST', '/dead-letters/discard', request);
+    print(io, inv.flags, body, () => formatDiscard(body));
+    if (!(body as { more?: unknown }).more) return 0;
+  }
 }
 
 async function tables(client: OperatorClient, inv: Invocation, io: CommandIO): Promise<number> {

@@ -16,16 +16,22 @@ import {
   summaryOf,
 } from '../../domain/dead-letter';
 import { formatTimestamp } from '../../domain/timestamp';
+import { defaultWriterDeadLetterPrefix } from '../../domain/writer/config';
 import type { ObjectStore } from '../../ports/object-store';
 import { DEFAULT_RETRY, type RetryPolicy, withRetries } from '../common';
 import { newWriterToken, type Versioned } from './versioned';
+import { WriterDeadLetterStore } from './writer-dead-letters';
 
 /** Counts over every dead letter (or the first `scanned` when the listing was cut short). */
 export interface DeadLetterCounts {
-  /** Dead letters not yet replayed, and the records they hold. */
+  /** Dead letters neither replayed nor discarded (the writer's included), and the records the stream's hold. */
   pending: number;
   pendingRecords: number;
   replayed: number;
+  /** Stream letters discarded by an operator (kept, never replayed, not pending). */
+  discarded: number;
+  /** The writer's letters (ADR-2203): `pending` above counts its pending ones too. */
+  writer: { pending: number; discarded: number };
   /** Pending records per source table. */
   byTable: Record<string, number>;
   /** Pending records per reason (`<kind>:<error name>`). */
@@ -59,12 +65,21 @@ const JSON_TYPE = 'application/json';
 
 /** Zero counts. */
 export function noDeadLetters(): DeadLetterCounts {
-  return { pending: 0, pendingRecords: 0, replayed: 0, byTable: {}, byReason: {}, truncated: false };
+  return {
+    pending: 0,
+    pendingRecords: 0,
+    replayed: 0,
+    discarded: 0,
+    writer: { pending: 0, discarded: 0 },
+    byTable: {},
+    byReason: {},
+    truncated: false,
+  };
 }
 
 function add(counts: DeadLetterCounts, s: DeadLetterSummary): void {
-  if (s.state === 'replayed') {
-    counts.replayed++;
+  if (s.state === 'replayed' || s.state === 'discarded') {
+    counts[s.state]++;
     return;
   }
   counts.pending++;
@@ -76,6 +91,8 @@ function add(counts: DeadLetterCounts, s: DeadLetterSummary): void {
 /** The dead letters of one pipeline. */
 export class DeadLetterStore {
   private readonly prefix: string;
+  /** The writer's letters, in the ledger bucket under its default prefix (ADR-2203). */
+  readonly writer: WriterDeadLetterStore;
 
   constructor(
     private readonly store: ObjectStore,
@@ -83,6 +100,7 @@ export class DeadLetterStore {
     private readonly retry: RetryPolicy = DEFAULT_RETRY,
   ) {
     this.prefix = deadLetterPrefix(pipeline);
+    this.writer = new WriterDeadLetterStore(store, defaultWriterDeadLetterPrefix(pipeline), retry);
   }
 
   private call<T>(what: string, op: () => Promise<T>): Promise<T> {
@@ -164,7 +182,7 @@ export class DeadLetterStore {
     return out;
   }
 
-  /** Counts every dead letter, in at most {@link MAX_COUNT_CALLS} list calls. */
+  /** Counts every dead letter, the writer's too, in at most {@link MAX_COUNT_CALLS} list calls of each. */
   async counts(): Promise<DeadLetterCounts & { calls: number }> {
     const counts = noDeadLetters();
     let pageToken: string | undefined;
@@ -175,8 +193,11 @@ export class DeadLetterStore {
       for (const s of page.items) add(counts, s);
       pageToken = page.nextPageToken;
     } while (pageToken && calls < MAX_COUNT_CALLS);
-    counts.truncated = pageToken !== undefined;
-    return { ...counts, calls };
+    const writer = await this.writer.counts(MAX_COUNT_CALLS);
+    counts.writer = { pending: writer.pending, discarded: writer.discarded };
+    counts.pending += writer.pending;
+    counts.truncated = pageToken !== undefined || writer.truncated;
+    return { ...counts, calls: calls + writer.calls };
   }
 }
 

@@ -3,7 +3,7 @@
  * change, a corrected value …) each pending letter's records are written to the replica again under the
  * `fail` policy and the letter is marked `replayed` by compare-and-swap. Only the replica is written: the
  * records' history rows went in with their window, so a replay never adds history. A letter already
- * replayed is skipped; one whose records still fail stays pending with the attempt and its error recorded.
+ * replayed is skipped, and so is one discarded (ADR-2202); one whose records still fail stays pending with the attempt and its error recorded.
  */
 import { type DeadLetter, withReplay } from '../../domain/dead-letter';
 import { SluiceError } from '../../domain/errors';
@@ -36,7 +36,7 @@ async function apply(deps: ReplayDeps, letter: DeadLetter): Promise<number> {
 /** One letter's outcome. */
 export interface LetterReplay {
   id: string;
-  outcome: 'replayed' | 'already-replayed' | 'failed' | 'not-found';
+  outcome: 'replayed' | 'already-replayed' | 'discarded' | 'failed' | 'not-found';
   rows?: number;
   error?: string;
 }
@@ -51,6 +51,8 @@ async function replayOne(deps: ReplayDeps, id: string): Promise<LetterReplay> {
     if (!found) return { id, outcome: 'not-found' };
     const letter = found.value;
     if (letter.state === 'replayed') return { id, outcome: 'already-replayed' };
+    // An operator set it aside for good (ADR-2202): applying it now would undo the later changes.
+    if (letter.state === 'discarded') return { id, outcome: 'discarded' };
     let rows = 0;
     let error: string | undefined;
     try {
