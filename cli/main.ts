@@ -13,7 +13,7 @@ commands:
   status                                   pipeline state, watermark and lag, partitions, errors
   backfill start <table…> [--wait]         [--targets replica,history] [--priority low|medium|high]
                                            [--read-timestamp <RFC 3339>] [--data-boost] [--max-partitions <n>]
-  backfill list | show <id> | cancel <id>
+  backfill list | show <id> | cancel <id>   show: the job, then each table's state, partitions and rows
   partitions retry [--partition <id>]      retry failed partitions (all, or one)
   dead-letters list [--table <t>] [--all] [--page-token <t>]
                                            what the pipeline set aside: the stream's records and the
