@@ -93,15 +93,13 @@ it('lists both letters, the writer one not replayable, and discards one with the
   const id = await stream.getAttribute('data-id');
   await page.fill('[data-testid="discard-reason"]', 'customer 7001 has an email now');
   await stream.locator('[data-testid="discard"]').click();
-  await page.waitForFunction(
-    () => document.querySelector('[data-testid="notice"]')?.textContent === 'discarded 1 (by local)',
-    undefined,
-    { timeout: 20_000 },
-  );
-  await page.waitForFunction(
-    () => document.querySelectorAll('[data-testid="dead-letter"]').length === 1,
-    undefined,
-    { timeout: 20_000 },
+  await page
+    .locator('[data-testid="notice"]', { hasText: 'discarded 1 (by local)' })
+    .waitFor({ timeout: 20_000 });
+  await until(
+    'the discarded letter gone from the page',
+    async () => ((await page.locator('[data-testid="dead-letter"]').count()) === 1 ? true : undefined),
+    20_000,
   );
   expect((await letters()).find((l) => l.id === id)).toMatchObject({
     state: 'discarded',
