@@ -80,7 +80,12 @@ export async function discard(deps: BackfillDeps, req: HttpRequest): Promise<Ans
   if (Array.isArray(request))
     return { status: 400, body: { error: { code: 400, message: request.join('; '), problems: request } } };
   try {
-    const letters = new DeadLetterStore(deps.store, deps.config.pipeline);
+    const letters = new DeadLetterStore(
+      deps.store,
+      deps.config.pipeline,
+      undefined,
+      deps.writerDeadLetterPrefix,
+    );
     const out = await discardDeadLetters({ deadLetters: letters, now: deps.now, log: deps.log }, request);
     return { status: 200, body: { ...out, by: request.by } };
   } catch (err) {

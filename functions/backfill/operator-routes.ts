@@ -75,7 +75,12 @@ async function list(deps: BackfillDeps, req: HttpRequest): Promise<Answer> {
   if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 1000)
     problems.push(`pageSize: must be a whole number from 1 to 1000, saw "${String(size)}"`);
   if (problems.length > 0) return bad(problems);
-  const letters = new DeadLetterStore(deps.store, deps.config.pipeline);
+  const letters = new DeadLetterStore(
+    deps.store,
+    deps.config.pipeline,
+    undefined,
+    deps.writerDeadLetterPrefix,
+  );
   // Each letter is read for what finds the row: the stream's record key, column and commit timestamp, the
   // writer's table, key and origin.
   const page = await listDeadLetters(letters, {

@@ -49,7 +49,12 @@ export function assembleApp(
   close = async () => {},
 ): App {
   const ledger = new LedgerStore(ports.store, settings.config.pipeline, runtime.log);
-  const deadLetters = new DeadLetterStore(ports.store, settings.config.pipeline);
+  const deadLetters = new DeadLetterStore(
+    ports.store,
+    settings.config.pipeline,
+    undefined,
+    settings.writerDeadLetterPrefix,
+  );
   const enrichmentCounters = new EnrichmentCounters(ports.store, settings.config.pipeline, {
     log: runtime.log,
   });
@@ -122,6 +127,9 @@ export function createAppFromEnv(
     idleMaxDelayMs: deployment.idleMaxDelayMs,
     quietCheckpointMs: deployment.quietCheckpointMs,
     requestDeadlineMs: requestDeadlineMs(deployment.dispatchDeadlineSeconds),
+    ...(deployment.writerDeadLetterPrefix
+      ? { writerDeadLetterPrefix: deployment.writerDeadLetterPrefix }
+      : {}),
   };
   const runtime: Runtime = { now: () => fromEpochMillis(Date.now()), log };
   const lineage = lineageFromEnv(env, config, log);

@@ -28,7 +28,7 @@ async function withLetters() {
 }
 
 /** A writer letter as the writer writes it (docs/writer.md), of the tables given. */
-async function writerLetter(h: Harness, requestId: string, tables: string[]) {
+async function writerLetter(h: Harness, requestId: string, tables: string[], prefix = WRITER_PREFIX) {
   const entries = tables.map((table, index) => ({
     index,
     mutation: { op: 'insert', table, row: { Id: String(index) } },
@@ -43,7 +43,7 @@ async function writerLetter(h: Harness, requestId: string, tables: string[]) {
     receivedAt: '2026-01-01T00:00:00.000000000Z',
     entries,
   };
-  const name = `${WRITER_PREFIX}2026/01/01/000000.000000000Z-${requestId}.json`;
+  const name = `${prefix}2026/01/01/000000.000000000Z-${requestId}.json`;
   await h.store.write(name, Buffer.from(JSON.stringify(doc)), { ifGeneration: 0 });
   return `writer/2026/01/01/000000.000000000Z-${requestId}`;
 }
@@ -99,6 +99,17 @@ describe('discarding dead letters', () => {
     });
     expect(second.json.items).toEqual([expect.objectContaining({ id: w, source: 'writer' })]);
     expect(second.json.nextPageToken).toBeUndefined();
+  });
+
+  it("lists and discards the writer's letters under the prefix the writer was given", async () => {
+    const h = await withLetters();
+    const deps = { writerDeadLetterPrefix: 'producers/dead-letters/' };
+    const id = await writerLetter(h, 'r-custom', ['Orders'], deps.writerDeadLetterPrefix);
+    const listed = await call(h, 'GET', '/dead-letters', { deps });
+    expect(listed.json.items).toContainEqual(expect.objectContaining({ id, source: 'writer' }));
+    expect(listed.json.counts).toMatchObject({ pending: 3, writer: { pending: 1 } });
+    const out = await call(h, 'POST', '/dead-letters/discard', { body: { ids: [id] }, deps });
+    expect(out.json).toMatchObject({ discarded: 1 });
   });
 
   it('names bad discard requests', async () => {

@@ -30,6 +30,8 @@ export interface AppSettings {
    * stops there at its last flushed boundary. Absent: no limit but the window's own reach.
    */
   requestDeadlineMs?: number;
+  /** Where the writer puts its dead letters in the ledger bucket, when not its default (ADR-2203). */
+  writerDeadLetterPrefix?: string;
 }
 
 /** Clock and ids, injected so tests control time and randomness. */

@@ -91,16 +91,19 @@ function add(counts: DeadLetterCounts, s: DeadLetterSummary): void {
 /** The dead letters of one pipeline. */
 export class DeadLetterStore {
   private readonly prefix: string;
-  /** The writer's letters, in the ledger bucket under its default prefix (ADR-2203). */
+  /** The writer's letters, in the ledger bucket under its prefix (ADR-2203). */
   readonly writer: WriterDeadLetterStore;
 
+  /** `writerPrefix`: the writer's `SLUICE_WRITER_DEAD_LETTER_PREFIX` (its default when absent). */
   constructor(
     private readonly store: ObjectStore,
     private readonly pipeline: string,
     private readonly retry: RetryPolicy = DEFAULT_RETRY,
+    writerPrefix?: string,
   ) {
     this.prefix = deadLetterPrefix(pipeline);
-    this.writer = new WriterDeadLetterStore(store, defaultWriterDeadLetterPrefix(pipeline), retry);
+    const writer = writerPrefix || defaultWriterDeadLetterPrefix(pipeline);
+    this.writer = new WriterDeadLetterStore(store, writer, retry);
   }
 
   private call<T>(what: string, op: () => Promise<T>): Promise<T> {
