@@ -2,8 +2,8 @@
  * The CLI's commands, each one call (or a polling loop) on the operator function's routes: status,
  * backfills, failed partitions, dead letters and forgotten tables. Output goes through `io` so tests capture it.
  */
-import { formatDeadLetters, formatReplay, formatRetry, replaySucceeded } from './failure-view';
-import { formatJob, formatProgress } from './format';
+import { formatDeadLetters, formatDiscard, formatReplay, formatRetry, replaySucceeded } from './failure-view';
+import { formatJob, formatJobTables, formatProgress } from './format';
 import type { OperatorClient } from './operator-client';
 import { formatStatus, statusProblems } from './status-view';
 
@@ -48,12 +48,15 @@ function backfillRequest(inv: Invocation): Json {
   };
 }
 
-/** Polls a job until it ends, drawing progress; exit 0 only when it succeeded. */
+/**
+ * Polls a job until it ends, drawing progress; exit 0 only when it succeeded. With `--json` nothing but the
+ * ended job's JSON is printed, so the output parses.
+ */
 async function waitFor(
   client: OperatorClient,
   id: string,
   io: CommandIO,
-  intervalMs: number,
+  options: { intervalMs: number; json: boolean },
 ): Promise<number> {
   const started = Date.now();
   for (;;) {
@@ -61,15 +64,19 @@ async function waitFor(
     const job = body as Json;
     const seconds = Math.max(0.001, (Date.now() - started) / 1000);
     const line = formatProgress(job, Number(job.rowsWritten ?? 0) / seconds);
-    if (io.progress) io.progress(line);
     const ended = ['succeeded', 'failed', 'cancelled'].includes(String(job.state));
-    if (!io.progress && ended) io.out(line);
-    if (ended) {
-      if (io.progress) io.out('');
-      io.out(formatJob(job));
-      return job.state === 'succeeded' ? 0 : 1;
+    if (options.json) {
+      if (ended) io.out(JSON.stringify(job, null, 2));
+    } else {
+      if (io.progress) io.progress(line);
+      if (!io.progress && ended) io.out(line);
+      if (ended) {
+        if (io.progress) io.out('');
+        io.out(`${formatJob(job)}\n${formatJobTables(job)}`);
+      }
     }
-    await new Promise((r) => setTimeout(r, intervalMs));
+    if (ended) return job.state === 'succeeded' ? 0 : 1;
+    await new Promise((r) => setTimeout(r, options.intervalMs));
   }
 }
 
@@ -90,10 +97,12 @@ async function backfill(client: OperatorClient, inv: Invocation, io: CommandIO):
       );
       return 0;
     }
-    io.out(
-      `backfill ${String(job.id)} at ${String(job.snapshotTimestamp)}: ${String(job.partitions)} partitions`,
-    );
-    return waitFor(client, String(job.id), io, Number(inv.flags.interval ?? 1000));
+    if (!inv.flags.json)
+      io.out(
+        `backfill ${String(job.id)} at ${String(job.snapshotTimestamp)}: ${String(job.partitions)} partitions`,
+      );
+    const intervalMs = Number(inv.flags.interval ?? 1000);
+    return waitFor(client, String(job.id), io, { intervalMs, json: inv.flags.json === true });
   }
   if (sub === 'list') {
     const jobs = await allBackfills(client, inv.flags.pageSize);
@@ -104,7 +113,9 @@ async function backfill(client: OperatorClient, inv: Invocation, io: CommandIO):
   if ((sub === 'show' || sub === 'cancel') && id) {
     const method = sub === 'show' ? 'GET' : 'DELETE';
     const { body } = await client.call(method, `/backfills/${encodeURIComponent(id)}`);
-    print(io, inv.flags, body, () => formatJob(body));
+    print(io, inv.flags, body, () =>
+      sub === 'show' ? `${formatJob(body)}\n${formatJobTables(body)}` : formatJob(body),
+    );
     return 0;
   }
   throw new UsageProblem('backfill start <tables…> [--wait] | list | show <id> | cancel <id>');
@@ -143,6 +154,8 @@ async function deadLetters(client: OperatorClient, inv: Invocation, io: CommandI
       const v = inv.flags[key];
       if (typeof v === 'string') params.set(key, v);
     }
+    // Pending letters are what needs a decision; --all shows the replayed and discarded ones too (ADR-2202).
+    if (!inv.flags.all) params.set('state', 'pending');
     const query = params.size > 0 ? `?${params}` : '';
     const { body } = await client.call('GET', `/dead-letters${query}`);
     print(io, inv.flags, body, () => formatDeadLetters(body));
@@ -163,7 +176,25 @@ async function deadLetters(client: OperatorClient, inv: Invocation, io: CommandI
       request = { after: next };
     }
   }
-  throw new UsageProblem('dead-letters list [--table <t>] [--page-token <t>] | replay [<id>…]');
+  if (sub === 'discard') return discard(client, inv, io);
+  throw new UsageProblem(
+    'dead-letters list [--table <t>] [--all] [--page-token <t>] | replay [<id>…] | discard <id…> | --table <t> [--reason <text>]',
+  );
+}
+
+/** `dead-letters discard`: the ids named, or every pending letter of `--table` (page after page). */
+async function discard(client: OperatorClient, inv: Invocation, io: CommandIO): Promise<number> {
+  const ids = inv.positional;
+  const table = typeof inv.flags.table === 'string' ? inv.flags.table : undefined;
+  if (ids.length > 0 === (table !== undefined))
+    throw new UsageProblem('dead-letters discard <id…> | --table <t> [--reason <text>]: give ids or --table');
+  const reason = typeof inv.flags.reason === 'string' ? { reason: inv.flags.reason } : {};
+  const request = { ...(table ? { table } : { ids }), ...reason };
+  for (;;) {
+    const { body } = await client.call('POST', '/dead-letters/discard', request);
+    print(io, inv.flags, body, () => formatDiscard(body));
+    if (!(body as { more?: unknown }).more) return 0;
+  }
 }
 
 async function tables(client: OperatorClient, inv: Invocation, io: CommandIO): Promise<number> {

@@ -1,5 +1,5 @@
 /**
- * What `partitions retry` and `dead-letters list | replay` print for a person (`--json` prints the answer as
+ * What `partitions retry` and `dead-letters list | replay | discard` print for a person (`--json` prints the answer as
  * it is): a table of letters, one line per outcome, and whether the command did what it was asked — a replay
  * in which a letter failed is not a success (exit 1).
  */
@@ -33,11 +33,14 @@ export function formatDeadLetters(body: unknown): string {
       i.commitTimestamp,
       i.records,
       i.reason,
-      i.source ?? i.partition,
+      // A writer letter comes from a request or a Pub/Sub message (ADR-2203); a stream letter from a partition.
+      i.source === 'writer' ? `writer ${String(i.origin)}` : i.partition,
       i.updated,
     ].map((v) => (v === undefined || v === null ? '-' : String(v))),
   );
   const counts = obj(b.counts);
+  const writer = obj(counts.writer);
+  const discarded = Number(counts.discarded ?? 0) + Number(writer.discarded ?? 0);
   const lines = [
     items.length > 0
       ? table(
@@ -56,8 +59,19 @@ export function formatDeadLetters(body: unknown): string {
           rows,
         )
       : 'no dead letters',
-    `pending ${String(counts.pending ?? 0)} (${String(counts.pendingRecords ?? 0)} records), replayed ${String(counts.replayed ?? 0)}`,
+    ...items
+      .filter((i) => i.state === 'discarded')
+      .map(
+        (i) =>
+          `discarded ${String(i.id)} by ${String(i.discardedBy)} at ${String(i.discardedAt)}${i.discardReason ? `: ${String(i.discardReason)}` : ''}`,
+      ),
+    `pending ${String(counts.pending ?? 0)} (${String(counts.pendingRecords ?? 0)} records` +
+      `${Number(writer.pending ?? 0) > 0 ? `, writer ${String(writer.pending)}` : ''}), replayed ${String(counts.replayed ?? 0)}, discarded ${discarded}`,
   ];
+  if (items.some((i) => i.source === 'writer'))
+    lines.push(
+      'writer letters (source writer …) hold Spanner mutations: not replayable into BigQuery; post them to the writer again if still wanted, then discard them',
+    );
   if (b.nextPageToken) lines.push(`more: --page-token ${String(b.nextPageToken)}`);
   return lines.join('\n');
 }
@@ -71,17 +85,30 @@ export function formatReplay(body: unknown): string {
   );
   lines.push(
     `replayed ${String(b.replayed ?? 0)}, failed ${String(b.failed ?? 0)}, untrusted ${String(b.untrusted ?? 0)}, already replayed ${String(b.alreadyReplayed ?? 0)}` +
+      (Number(b.discarded ?? 0) > 0 ? `, discarded (not replayed) ${String(b.discarded)}` : '') +
       (b.more ? '; more pending: run again' : ''),
   );
   return lines.join('\n');
 }
 
-/** Whether a replay did what it was asked: no letter failed, was not found or was refused as untrusted. */
+/** Whether a replay did what it was asked: no letter failed, was not found, was refused as untrusted or was discarded. */
 export function replaySucceeded(body: unknown): boolean {
   const b = obj(body);
   if (Number(b.failed ?? 0) > 0 || Number(b.untrusted ?? 0) > 0) return false;
-  const bad = ['failed', 'not-found', 'untrusted'];
+  const bad = ['failed', 'not-found', 'untrusted', 'discarded'];
   return !list(b.results).some((r) => bad.includes(String(r.outcome)));
+}
+
+/** `POST /dead-letters/discard`: one line per letter, then the totals and who discarded them. */
+export function formatDiscard(body: unknown): string {
+  const b = obj(body);
+  const lines = list(b.results).map(
+    (r) => `${String(r.outcome).padEnd(17)} ${String(r.id)}${r.source === 'writer' ? '  (writer)' : ''}`,
+  );
+  lines.push(
+    `discarded ${String(b.discarded ?? 0)}, already discarded ${String(b.alreadyDiscarded ?? 0)}, by ${String(b.by ?? '?')}`,
+  );
+  return lines.join('\n');
 }
 
 /** `POST /partitions/retry`: which partitions were retried, which were skipped and why. */

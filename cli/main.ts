@@ -13,19 +13,26 @@ commands:
   status                                   pipeline state, watermark and lag, partitions, errors
   backfill start <table…> [--wait]         [--targets replica,history] [--priority low|medium|high]
                                            [--read-timestamp <RFC 3339>] [--data-boost] [--max-partitions <n>]
-  backfill list | show <id> | cancel <id>
+  backfill list | show <id> | cancel <id>   show: the job, then each table's state, partitions and rows
   partitions retry [--partition <id>]      retry failed partitions (all, or one)
-  dead-letters list [--table <t>] [--page-token <t>]
-                                           records the pipeline set aside
-  dead-letters replay [<id>…]              re-apply them after the cause is fixed (exit 1 if any failed)
+  dead-letters list [--table <t>] [--all] [--page-token <t>]
+                                           what the pipeline set aside: the stream's records and the
+                                           writer's mutations (source writer …); pending ones only
+                                           unless --all (replayed and discarded too)
+  dead-letters replay [<id>…]              re-apply stream letters after the cause is fixed (exit 1 if
+                                           any failed); writer letters are not replayable
+  dead-letters discard <id…> | --table <t> [--reason <text>]
+                                           set aside for good letters later changes superseded: kept,
+                                           never replayed, no longer pending (404 unknown id, 409 replayed)
   tables forget <table> [--targets replica,history]
                                            a BigQuery table removed on purpose starts anew (then retry)
+Every command prints a table or summary for a person; --json prints the function's answer as it is.
 The URL defaults to $SLUICE_OPERATOR_URL: the stack output backfillUrl, or the local stack's
 functions.backfill. Exit codes: 0 done, 1 the call or the backfill failed, 2 bad command line,
 3 status found something wrong (a stopped pipeline, a failed partition, a failing table, pending dead
 letters, a stalled lease, retention in danger: each is printed, and summed up in the unhealthy: line).`;
 
-const SWITCHES = new Set(['wait', 'json', 'dataBoost', 'help']);
+const SWITCHES = new Set(['wait', 'json', 'dataBoost', 'help', 'all']);
 const WORDS: Record<string, number> = { status: 1, backfill: 2, partitions: 2, 'dead-letters': 2, tables: 2 };
 
 /** Splits argv into the command words, positional arguments and flags. */

@@ -63,10 +63,18 @@ function deadLetterLine(s: Json): string[] {
   const pending = Number(d.pending ?? 0);
   const byTable = Object.entries(obj(d.byTable)).map(([t, n]) => `${t} ${String(n)}`);
   const byReason = Object.entries(obj(d.byReason)).map(([r, n]) => `${r} ${String(n)}`);
-  if (pending === 0) return [`  dead letters 0 pending, ${String(d.replayed ?? 0)} replayed`];
+  const w = obj(d.writer);
+  const writerPending = Number(w.pending ?? 0);
+  const settled = `${String(d.replayed ?? 0)} replayed, ${String(Number(d.discarded ?? 0) + Number(w.discarded ?? 0))} discarded`;
+  if (pending === 0) return [`  dead letters 0 pending, ${settled}`];
+  // The writer's letters count in `pending` (ADR-2203); their mutations are not records of the stream.
+  const stream =
+    pending > writerPending
+      ? `${pending} pending (${String(d.pendingRecords ?? 0)} records): ${byTable.join(', ')}`
+      : `${pending} pending`;
   return [
-    `  dead letters ${pending} pending (${String(d.pendingRecords ?? 0)} records): ${byTable.join(', ')}` +
-      `${byReason.length ? `; ${byReason.join(', ')}` : ''}${d.truncated ? ' (at least)' : ''}`,
+    `  dead letters ${stream}${writerPending > 0 ? `; writer ${writerPending} (npx sluice dead-letters list)` : ''}` +
+      `${byReason.length ? `; ${byReason.join(', ')}` : ''}; ${settled}${d.truncated ? ' (at least)' : ''}`,
   ];
 }
 

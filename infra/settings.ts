@@ -248,6 +248,8 @@ export function deploymentEnvironment(s: InfraSettings): Record<string, string> 
     SLUICE_LINEAGE: s.lineage.target,
     SLUICE_LINEAGE_LOCATION: s.lineage.location,
     SLUICE_LINEAGE_HEARTBEAT_MS: String(s.lineage.heartbeatSeconds * 1000),
+    // Where the writer puts its dead letters: the status and the operator routes list them there (ADR-2203).
+    SLUICE_WRITER_DEAD_LETTER_PREFIX: s.writer.deadLetterPrefix,
   };
 }
 

@@ -1,7 +1,7 @@
 /**
  * The operator console: one self-contained HTML page (no framework, nothing loaded from the internet) that
  * the operator function serves at `GET /`. Its script reads the function's own JSON routes — `/status`,
- * `/backfills`, `/console/tables`, and the failure-handling routes `/dead-letters` and `/partitions/retry`
+ * `/backfills`, `/console/tables`, and the failure-handling routes `/dead-letters` (replay, discard) and `/partitions/retry`
  * where this version serves them — and redraws every few seconds. Same origin, so the page needs exactly the
  * access the routes need (IAM-only in production).
  */
@@ -33,7 +33,9 @@ async function act(method, path, body) {
   const note = $('notice');
   if (res.status === 404 && String(answer?.error?.message ?? '').startsWith('no route')) note.textContent = method + ' ' + path + ': not available in this version of sluice';
   else if (!res.ok) note.textContent = method + ' ' + path + ': ' + res.status + ' ' + (answer?.error?.message ?? '');
+  else if (answer.failed > 0) note.textContent = method + ' ' + path + ': ' + answer.failed + ' failed: ' + (answer.results || []).filter((r) => r.outcome === 'failed').map((r) => r.id + ' ' + r.error).join('; ');
   else if (path === '/dead-letters/replay' && typeof answer.next === 'string') return act(method, path, { after: answer.next });
+  else if (path === '/dead-letters/discard') note.textContent = 'discarded ' + answer.discarded + ' (by ' + answer.by + ')';
   else note.textContent = method + ' ' + path + ': done';
   refresh();
 }
@@ -103,12 +105,23 @@ function drawBackfills({ list, more }) {
     }).join('') + '</table>'
     + (more ? '<button data-testid="older-backfills" data-more="backfills">older backfills</button>' : '');
 }
+// Pending letters, each with its actions: replay (a stream letter) and discard (either source, ADR-2202); a
+// writer letter holds Spanner mutations and is never replayed into BigQuery (ADR-2203).
+function letterRow(d) {
+  const ids = esc(JSON.stringify({ ids: [d.id] }));
+  const replay = d.source === 'writer' ? '<span class="muted">not replayable</span>'
+    : '<button data-testid="replay-one" data-method="POST" data-path="/dead-letters/replay" data-body="' + ids + '">replay</button>';
+  const discard = '<button data-testid="discard" data-method="POST" data-path="/dead-letters/discard" data-reason-from="discard-reason" data-body="' + ids + '">discard</button>';
+  const source = d.source === 'writer' ? 'writer ' + (d.origin ?? '') : (d.partition ?? '');
+  return '<tr data-testid="dead-letter" data-id="' + esc(d.id) + '" data-source="' + esc(d.source ?? 'stream') + '"><td>' + esc(d.table) + '</td><td>' + esc(d.key ?? '') + '</td><td class="error">'
+    + esc(d.reason ?? '') + ' ' + esc(d.message ?? '') + '</td><td>' + esc(source) + '</td><td>' + replay + ' ' + discard + '</td></tr>';
+}
 function drawDeadLetters(answer) {
   if (answer.status === 404) { $('dead').innerHTML = '<p class="muted" data-testid="dead-letters-unavailable">dead letters are not available in this version</p>'; return; }
-  const b = answer.body || {}; const items = b.deadLetters || b.items || [];
-  $('dead').innerHTML = '<p data-testid="dead-letter-count">' + esc(b.counts?.pending ?? b.total ?? items.length) + ' dead letters</p>'
-    + (items.length ? '<button data-testid="replay" data-method="POST" data-path="/dead-letters/replay" data-body="{}">replay all</button>' : '')
-    + '<table>' + items.slice(0, 50).map((d) => '<tr><td>' + esc(d.table) + '</td><td class="error">' + esc(d.reason ?? d.error?.message ?? d.error) + '</td><td>' + esc(d.partition ?? '') + '</td></tr>').join('') + '</table>';
+  const b = answer.body || {}; const items = (b.items || []).filter((d) => d.state === 'pending');
+  $('dead').innerHTML = '<p data-testid="dead-letter-count">' + esc(b.counts?.pending ?? items.length) + ' dead letters</p>'
+    + (items.some((d) => d.source !== 'writer') ? '<button data-testid="replay" data-method="POST" data-path="/dead-letters/replay" data-body="{}">replay all</button>' : '')
+    + '<table>' + items.slice(0, 50).map(letterRow).join('') + '</table>';
 }
 function drawTables(tables) {
   $('tables').innerHTML = tables.map((t) => '<details open data-testid="table" data-table="' + esc(t.source) + '"><summary><b>' + esc(t.source) + '</b> → '
@@ -119,7 +132,7 @@ function drawTables(tables) {
 }
 async function refresh() {
   try {
-    const [status, backfills, dead, tables] = await Promise.all([get('/status'), backfillList(), get('/dead-letters'), get('/console/tables')]);
+    const [status, backfills, dead, tables] = await Promise.all([get('/status'), backfillList(), get('/dead-letters?state=pending'), get('/console/tables')]);
     drawStatus(status.body, status.status);
     drawBackfills(backfills);
     drawDeadLetters(dead);
@@ -135,8 +148,10 @@ document.addEventListener('click', (event) => {
   if (older) { backfillPages += 1; refresh(); return; }
   const button = event.target instanceof Element ? event.target.closest('button[data-method]') : null;
   if (!button) return;
-  const { method, path, body } = button.dataset;
-  act(method, path, body === undefined ? undefined : JSON.parse(body));
+  const { method, path, body, reasonFrom } = button.dataset;
+  const parsed = body === undefined ? undefined : JSON.parse(body);
+  const reason = reasonFrom ? $(reasonFrom).value.trim() : '';
+  act(method, path, reason ? { ...parsed, reason } : parsed);
 });
 refresh(); setInterval(refresh, REFRESH_MS);`;
 
@@ -157,7 +172,7 @@ export function consolePage(pipeline: string, refreshMs = 3_000, nonce = ''): st
 <section><h2>partitions</h2><div id="partitions"></div></section>
 <section><h2>failures</h2><div id="failed"></div></section>
 <section><h2>backfills</h2><div id="backfills"></div></section>
-<section><h2>dead letters</h2><div id="dead"></div></section>
+<section><h2>dead letters</h2><p><input id="discard-reason" data-testid="discard-reason" size="40" maxlength="500" placeholder="why a discarded letter is no longer needed"></p><div id="dead"></div></section>
 <section><h2>replicated tables</h2><p id="reported" class="muted"></p><div id="tables"></div></section>
 </main>
 <script nonce="${nonce.replace(/[^A-Za-z0-9+/=]/g, '')}">const REFRESH_MS = ${Math.max(500, Math.round(refreshMs))};${SCRIPT}</script>

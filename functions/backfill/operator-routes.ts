@@ -1,10 +1,11 @@
 /**
- * The operator routes of failures (ADR-1506): `POST /partitions/retry`, `GET /dead-letters`,
- * `POST /dead-letters/replay` and `POST /tables/forget` (ADR-1517). Each validates its input, names what is wrong in a JSON 400, and maps the use
+ * The operator routes of failures (ADR-1506): `POST /partitions/retry`, `GET /dead-letters` (the stream's
+ * and the writer's, ADR-2203), `POST /dead-letters/replay`, `POST /dead-letters/discard` (ADR-2202) and
+ * `POST /tables/forget` (ADR-1517). Each validates its input, names what is wrong in a JSON 400, and maps the use
  * cases' outcomes to HTTP; nothing here decides anything.
  */
 import type { BackfillDeps } from '../../shared/app/backfill';
-import { DeadLetterStore, LedgerStore } from '../../shared/app/ledger';
+import { DeadLetterStore, LedgerStore, listDeadLetters } from '../../shared/app/ledger';
 import {
   ForgetRefused,
   type ForgetRequest,
@@ -16,13 +17,16 @@ import {
 } from '../../shared/app/operator';
 import { isDeadLetterId } from '../../shared/domain/dead-letter';
 import { formatTimestamp } from '../../shared/domain/timestamp';
+import { isWriterLetterId, WRITER_NOT_REPLAYABLE } from '../../shared/domain/writer/dead-letter-view';
 import type { HttpRequest, HttpResponse } from '../../shared/http/health';
+import { discard } from './discard-route';
 
 /** The paths, with the methods each accepts (for 405 `Allow`). */
 export const OPERATOR_ROUTES: Record<string, string[]> = {
   '/partitions/retry': ['POST'],
   '/dead-letters': ['GET'],
   '/dead-letters/replay': ['POST'],
+  '/dead-letters/discard': ['POST'],
   '/tables/forget': ['POST'],
 };
 
@@ -63,20 +67,26 @@ async function list(deps: BackfillDeps, req: HttpRequest): Promise<Answer> {
   const pageToken = queryParam(req, 'pageToken');
   const size = queryParam(req, 'pageSize');
   const table = queryParam(req, 'table');
-  for (const p of [pageToken, size, table]) if (p instanceof Error) problems.push(p.message);
+  const state = queryParam(req, 'state');
+  for (const p of [pageToken, size, table, state]) if (p instanceof Error) problems.push(p.message);
+  if (typeof state === 'string' && !['pending', 'replayed', 'discarded'].includes(state))
+    problems.push(`state: must be pending, replayed or discarded, saw "${state}"`);
   const pageSize = typeof size === 'string' ? Number(size) : 100;
   if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 1000)
     problems.push(`pageSize: must be a whole number from 1 to 1000, saw "${String(size)}"`);
   if (problems.length > 0) return bad(problems);
-  const letters = new DeadLetterStore(deps.store, deps.config.pipeline);
-  // Each letter is read for its record's key, column and commit timestamp: what finds the row.
-  const page = await letters.page({
+  const letters = new DeadLetterStore(deps.store, deps.config.pipeline, {
+    writerPrefix: deps.writerDeadLetterPrefix,
+  });
+  // Each letter is read for what finds the row: the stream's record key, column and commit timestamp, the
+  // writer's table, key and origin.
+  const page = await listDeadLetters(letters, {
     ...(typeof pageToken === 'string' ? { pageToken } : {}),
     pageSize,
-    details: true,
   });
-  // `table` narrows the page (the counts stay over every table).
+  // `table` and `state` narrow the page (the counts stay over every letter).
   if (typeof table === 'string') page.items = page.items.filter((i) => i.table === table);
+  if (typeof state === 'string') page.items = page.items.filter((i) => i.state === state);
   const { calls: _calls, ...counts } = await letters.counts();
   return { status: 200, body: { ...page, counts } };
 }
@@ -95,7 +105,9 @@ function replayRequest(body: unknown): { ids?: string[]; table?: string } | stri
     problems.push('ids: must be a list of 1 to 100 dead-letter ids, as GET /dead-letters shows them');
   else if (Array.isArray(ids))
     for (const [i, id] of ids.entries())
-      if (typeof id !== 'string' || !isDeadLetterId(id))
+      if (typeof id === 'string' && isWriterLetterId(id))
+        problems.push(`ids[${i}]: ${id} is a writer dead letter: it ${WRITER_NOT_REPLAYABLE}`);
+      else if (typeof id !== 'string' || !isDeadLetterId(id))
         problems.push(`ids[${i}]: ${JSON.stringify(id)} is not a dead-letter id`);
   if (table !== undefined && (typeof table !== 'string' || table === ''))
     problems.push('table: must be a source table name');
@@ -116,7 +128,9 @@ async function replay(deps: BackfillDeps, req: HttpRequest): Promise<Answer> {
   }
   const out = await replayDeadLetters(
     {
-      deadLetters: new DeadLetterStore(deps.store, deps.config.pipeline),
+      deadLetters: new DeadLetterStore(deps.store, deps.config.pipeline, {
+        writerPrefix: deps.writerDeadLetterPrefix,
+      }),
       seal: deps.replay.seal,
       replica: deps.replica,
       catalog: deps.replay.catalog,
@@ -133,6 +147,7 @@ async function replay(deps: BackfillDeps, req: HttpRequest): Promise<Answer> {
     failed: count('failed'),
     untrusted: count('untrusted'),
     alreadyReplayed: count('already-replayed'),
+    discarded: count('discarded'),
   };
   return {
     status: 200,
@@ -192,5 +207,6 @@ export async function operatorRoute(deps: BackfillDeps, req: HttpRequest): Promi
   if (req.path === '/partitions/retry') return retry(deps, req);
   if (req.path === '/dead-letters') return list(deps, req);
   if (req.path === '/tables/forget') return forget(deps, req);
+  if (req.path === '/dead-letters/discard') return discard(deps, req);
   return replay(deps, req);
 }

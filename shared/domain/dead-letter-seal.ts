@@ -3,7 +3,7 @@
  * only the reader (which writes letters) and the backfill function (which replays them) hold. Every account
  * with `objectUser` on the ledger bucket can create an object shaped as a letter; only these two can seal
  * one, so replay writes to the replica only what the reader set aside. The seal covers everything but the
- * replay state (`state`, `replayedAt`, `replays`), which a replay changes. Pure: the environment is passed in.
+ * replay state (`state`, `replayedAt`, `replays`, `discarded`), which a replay or a discard changes. Pure: the environment is passed in.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
@@ -23,6 +23,7 @@ export interface Sealable {
   state: unknown;
   replayedAt: unknown;
   replays: unknown;
+  discarded?: unknown;
   seal?: string;
 }
 
@@ -79,7 +80,7 @@ function canonicalJson(value: unknown): string {
 
 /** The text the seal is computed over: the letter as stored (timestamps as text), without its replay state. */
 function sealedText(letter: Sealable): string {
-  const { state: _s, replayedAt: _r, replays: _p, seal: _x, ...content } = letter;
+  const { state: _s, replayedAt: _r, replays: _p, discarded: _d, seal: _x, ...content } = letter;
   return canonicalJson(JSON.parse(JSON.stringify(content, ledgerReplacer)));
 }
 

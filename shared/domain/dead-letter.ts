@@ -11,6 +11,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { RejectedRecord } from './bad-records';
 import type { DataChangeRecord } from './change-record';
+import { type Discard, discardMetadata, discardOf } from './dead-letter-discard';
 import { ERROR_KINDS, type ErrorKind, SluiceError } from './errors';
 import { ledgerReplacer, parseLedgerJson } from './ledger/codec';
 import { formatTimestamp, type Timestamp } from './timestamp';
@@ -22,8 +23,11 @@ export const DEAD_LETTER_FORMAT = 1;
 /** Replays kept in a dead letter (the latest ones). */
 const MAX_REPLAYS_KEPT = 10;
 
-/** `pending` until a replay applied every record; `replayed` after. */
-export type DeadLetterState = 'pending' | 'replayed';
+/**
+ * `pending` until a replay applied every record (`replayed`), or until an operator set it aside for good
+ * (`discarded`: superseded by later changes, the row is right; kept, never replayed, ADR-2202).
+ */
+export type DeadLetterState = 'pending' | 'replayed' | 'discarded';
 
 /** One record and why it was set aside. */
 export interface DeadRecord {
@@ -59,6 +63,8 @@ export interface DeadLetter {
   replays: ReplayAttempt[];
   /** HMAC of the content by the reader (ADR-2305); absent in letters written before seals. */
   seal?: string;
+  /** Present once discarded. */
+  discarded?: Discard;
 }
 
 /** Prefix of every stream dead letter of a pipeline (the writer's dead letters live under `…/writer/`). */
@@ -146,6 +152,13 @@ export function withReplay(letter: DeadLetter, attempt: ReplayAttempt): DeadLett
     : { ...letter, replays };
 }
 
+/** The dead letter discarded by `discard` (a replayed one is never: the caller refuses it first). */
+export function withDiscard(letter: DeadLetter, discard: Discard): DeadLetter {
+  if (letter.state === 'replayed')
+    throw new SluiceError('bug', `dead letter ${letter.id} was replayed: it cannot be discarded`);
+  return { ...letter, state: 'discarded', discarded: discard };
+}
+
 const json = z.json();
 
 const spannerType: z.ZodType<DataChangeRecord['columnTypes'][number]['type']> = z.lazy(() =>
@@ -209,10 +222,13 @@ const schema = z.strictObject({
       }),
     )
     .min(1),
-  state: z.enum(['pending', 'replayed']),
+  state: z.enum(['pending', 'replayed', 'discarded']),
   replayedAt: timestampString.nullable(),
   replays: z.array(z.strictObject({ at: timestampString, ok: z.boolean(), message: z.string().optional() })),
   seal: z.string().max(200).optional(),
+  discarded: z
+    .strictObject({ by: z.string().min(1), at: timestampString, reason: z.string().optional() })
+    .optional(),
 });
 
 /** Serialises a dead letter (timestamps as RFC 3339 with nine fractional digits). */
@@ -233,6 +249,7 @@ export function deadLetterMetadata(letter: DeadLetter): Record<string, string> {
     'sluice-reason': letter.reason.slice(0, 200),
     'sluice-records': String(letter.records.length),
     'sluice-partition': letter.partition.id,
+    ...(letter.discarded ? discardMetadata(letter.discarded) : {}),
   };
 }
 
@@ -245,6 +262,9 @@ export interface DeadLetterSummary {
   records: number;
   partition: string;
   updated: string;
+  discardedBy?: string;
+  discardedAt?: string;
+  discardReason?: string;
 }
 
 /** Reads a listing's metadata back; undefined when it is not a well-formed dead letter's. */
@@ -255,7 +275,8 @@ export function summaryOf(
 ): DeadLetterSummary | undefined {
   const state = metadata['sluice-state'];
   const records = Number(metadata['sluice-records']);
-  if ((state !== 'pending' && state !== 'replayed') || !Number.isInteger(records)) return undefined;
+  if ((state !== 'pending' && state !== 'replayed' && state !== 'discarded') || !Number.isInteger(records))
+    return undefined;
   return {
     id,
     table: metadata['sluice-table'] ?? id.split('/')[0]!,
@@ -264,5 +285,6 @@ export function summaryOf(
     records,
     partition: metadata['sluice-partition'] ?? '',
     updated,
+    ...discardOf(metadata),
   };
 }

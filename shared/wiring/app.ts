@@ -51,12 +51,10 @@ export function assembleApp(
   close = async () => {},
 ): App {
   const ledger = new LedgerStore(ports.store, settings.config.pipeline, runtime.log);
-  const deadLetters = new DeadLetterStore(
-    ports.store,
-    settings.config.pipeline,
-    undefined,
-    settings.deadLetterKey,
-  );
+  const deadLetters = new DeadLetterStore(ports.store, settings.config.pipeline, {
+    sealKey: settings.deadLetterKey,
+    writerPrefix: settings.writerDeadLetterPrefix,
+  });
   const enrichmentCounters = new EnrichmentCounters(ports.store, settings.config.pipeline, {
     log: runtime.log,
   });
@@ -130,6 +128,9 @@ export function createAppFromEnv(
     idleMaxDelayMs: deployment.idleMaxDelayMs,
     quietCheckpointMs: deployment.quietCheckpointMs,
     requestDeadlineMs: requestDeadlineMs(deployment.dispatchDeadlineSeconds),
+    ...(deployment.writerDeadLetterPrefix
+      ? { writerDeadLetterPrefix: deployment.writerDeadLetterPrefix }
+      : {}),
   };
   // Only the reader's instances are given the key (ADR-2305); the scheduler's settings simply lack it.
   const { key } = parseSealSettings(env);

@@ -23,6 +23,7 @@ import type { SpannerCatalog } from '../ports/spanner-catalog';
 import { createAdapters } from './adapters';
 import { type Clients, createClients, endpointsFromEnv } from './clients';
 import { lineageFromEnv } from './lineage';
+import { writerPrefixOf } from './settings';
 
 /** The adapters over Spanner and BigQuery a backfill needs. */
 export type SpannerAndBigQuery = (
@@ -80,6 +81,7 @@ export function depsFromClients(
     newId: () => randomUUID().replaceAll('-', '').slice(0, 20),
     log,
     dataBoostDefault: env.SLUICE_DATA_BOOST === 'true',
+    ...writerPrefixOf(env),
     enrichments: enrichmentsOf(adapters, store, config, log),
   };
 }

@@ -47,6 +47,11 @@ export interface DeploymentSettings {
   quietCheckpointMs?: number;
   requestPriority: 'low' | 'medium' | 'high';
   dispatchDeadlineSeconds: number;
+  /**
+   * `SLUICE_WRITER_DEAD_LETTER_PREFIX`, the writer's own variable, which the deployment gives every function
+   * so the status and the operator routes list the writer's letters where it writes them (ADR-2203).
+   */
+  writerDeadLetterPrefix?: string;
 }
 
 /** The variables this module reads (so the startup warning about unknown `SLUICE_*` names ignores them). */
@@ -87,5 +92,12 @@ export function parseDeploymentSettings(env: Record<string, string | undefined>)
     quietCheckpointMs: d.SLUICE_QUIET_CHECKPOINT_MS,
     requestPriority: d.SLUICE_REQUEST_PRIORITY,
     dispatchDeadlineSeconds: d.SLUICE_DISPATCH_DEADLINE_S,
+    ...writerPrefixOf(env),
   };
+}
+
+/** The writer's dead-letter prefix when one is set (the writer validates it; here it is only read). */
+export function writerPrefixOf(env: Record<string, string | undefined>): { writerDeadLetterPrefix?: string } {
+  const prefix = env.SLUICE_WRITER_DEAD_LETTER_PREFIX?.trim();
+  return prefix ? { writerDeadLetterPrefix: prefix } : {};
 }

@@ -282,7 +282,7 @@ describe('lookups applied by the reader', () => {
     s.dimensions.write('Customers', ['eu', '7'], ts(20), { Region: 'eu', CustomerId: '7', Name: 'New' });
     const store = new MemoryObjectStore();
     const key = Buffer.alloc(32, 1);
-    const deadLetters = new DeadLetterStore(store, 'p', undefined, key);
+    const deadLetters = new DeadLetterStore(store, 'p', { sealKey: key });
     const rec = record({ at: ts(10), mods: [{ id: '1', values: { CustId: '7', Status: 'eu' } }] });
     const error = new SluiceError('permanent', 'rejected');
     const letter = newDeadLetter({

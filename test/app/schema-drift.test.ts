@@ -304,7 +304,7 @@ describe('schema drift in the reader batch path', () => {
       const s = world();
       await s.write([amount(11, '2', 'NUMERIC', '2.5')]);
       const key = Buffer.alloc(32, 1);
-      const deadLetters = new DeadLetterStore(new MemoryObjectStore(), 'p', undefined, key);
+      const deadLetters = new DeadLetterStore(new MemoryObjectStore(), 'p', { sealKey: key });
       const letter = newDeadLetter({
         pipeline: 'p',
         partition: { id: 'a'.repeat(32), epoch: 0 },

@@ -138,13 +138,20 @@ describe('against a recording server', () => {
     await sluice('partitions', 'retry', '--url', base);
     await sluice('partitions', 'retry', '--partition', 'p/1', '--url', base);
     await sluice('dead-letters', 'list', '--page-token', 'abc', '--url', base);
+    await sluice('dead-letters', 'list', '--all', '--table', 'Orders', '--url', base);
     await sluice('dead-letters', 'replay', 'd1', 'd2', '--url', base);
+    await sluice('dead-letters', 'discard', 'd1', '--reason', 'row fixed', '--url', base);
+    await sluice('dead-letters', 'discard', '--table', 'Orders', '--url', base);
     await sluice('tables', 'forget', 'Orders', '--targets', 'replica', '--url', base);
     expect(seen.map(({ method, url: u, body }) => ({ method, url: u, body }))).toEqual([
       { method: 'POST', url: '/partitions/retry', body: '' },
       { method: 'POST', url: '/partitions/retry?partition=p%2F1', body: '' },
-      { method: 'GET', url: '/dead-letters?pageToken=abc', body: '' },
+      // Pending letters by default (ADR-2202); --all asks for every state.
+      { method: 'GET', url: '/dead-letters?pageToken=abc&state=pending', body: '' },
+      { method: 'GET', url: '/dead-letters?table=Orders', body: '' },
       { method: 'POST', url: '/dead-letters/replay', body: '{"ids":["d1","d2"]}' },
+      { method: 'POST', url: '/dead-letters/discard', body: '{"ids":["d1"],"reason":"row fixed"}' },
+      { method: 'POST', url: '/dead-letters/discard', body: '{"table":"Orders"}' },
       { method: 'POST', url: '/tables/forget', body: '{"table":"Orders","targets":["replica"]}' },
     ]);
     expect(seen.every((s) => s.auth === undefined)).toBe(true);
@@ -182,3 +189,48 @@ it('runs as `npx sluice`', async () => {
   });
   expect(stdout).toMatch(/^pipeline {4}sluice/);
 }, 30_000);
+
+/** `sluice …` as a child process, as an operator runs it: exit code and stdout. */
+function child(...argv: string[]): Promise<{ code: number; out: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [join(ROOT, 'bin', 'sluice.js'), ...argv, '--url', url],
+      { cwd: ROOT, env: { ...process.env, NODE_OPTIONS: '' }, timeout: 60_000 },
+      (err, stdout) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, out: stdout }),
+    );
+  });
+}
+
+it('prints a summary by default and only JSON with --json: partitions retry, backfill start --wait, backfill show per table', async () => {
+  const retry = await child('partitions', 'retry');
+  expect(retry).toEqual({ code: 0, out: '0 partition(s) retried; the next tick enqueues them\n' });
+  const retryJson = await child('partitions', 'retry', '--json');
+  expect(JSON.parse(retryJson.out)).toEqual({ epoch: expect.any(Number), retried: [], skipped: [] });
+  const started = await child(
+    'backfill',
+    'start',
+    'Products',
+    '--targets',
+    'replica',
+    '--wait',
+    '--json',
+    '--interval',
+    '200',
+  );
+  expect(started.code).toBe(0);
+  const job = JSON.parse(started.out) as { id: string; state: string; tables: Array<{ partitions: number }> };
+  expect(job).toMatchObject({ state: 'succeeded', rowsWritten: 60 });
+  const show = await child('backfill', 'show', job.id);
+  expect(show.code).toBe(0);
+  const lines = show.out.trimEnd().split('\n');
+  expect(lines[0]).toMatch(new RegExp(`^${job.id}  succeeded  Products  partitions`));
+  expect(lines[1]).toMatch(/^table +state +partitions +rows read +rows written +not copied$/);
+  const n = job.tables[0]!.partitions;
+  expect(lines[2]).toMatch(new RegExp(`^Products +done +${n}/${n} +60 +60 +-$`));
+  const shown = await child('backfill', 'show', job.id, '--json');
+  expect(JSON.parse(shown.out)).toMatchObject({
+    id: job.id,
+    tables: [{ name: 'Products', rowsWritten: 60 }],
+  });
+}, 120_000);

@@ -42,3 +42,23 @@ it('prints a stalled lease, retention in danger and a stopped pipeline, each as 
     'change-stream retention in danger',
   ]);
 });
+
+it('counts pending writer letters as a problem and names them apart from the stream records', () => {
+  const status = {
+    ...running,
+    deadLetters: {
+      pending: 1,
+      pendingRecords: 0,
+      replayed: 0,
+      discarded: 2,
+      writer: { pending: 1, discarded: 1 },
+      byTable: {},
+      byReason: {},
+      truncated: false,
+    },
+  };
+  expect(statusProblems(status)).toEqual(['1 dead letter pending (npx sluice dead-letters list)']);
+  expect(formatStatus(status)).toContain(
+    '  dead letters 1 pending; writer 1 (npx sluice dead-letters list); 0 replayed, 3 discarded',
+  );
+});

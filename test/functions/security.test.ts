@@ -113,7 +113,13 @@ describe('the operator routes refuse what another site can send', () => {
     url = await serve(name);
   });
 
-  const routes = ['/backfills', '/dead-letters/replay', '/partitions/retry', '/tables/forget'];
+  const routes = [
+    '/backfills',
+    '/dead-letters/replay',
+    '/dead-letters/discard',
+    '/partitions/retry',
+    '/tables/forget',
+  ];
 
   it.each(routes)('POST %s as a form or as text/plain is 415', async (path) => {
     for (const [type, body] of [

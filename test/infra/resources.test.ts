@@ -144,7 +144,7 @@ test('the resource set: how many of each type the default deployment creates', (
   });
 });
 
-test("the writer alone gets its own variables; dead letters under the pipeline's prefix of the ledger bucket", () => {
+test("the writer alone gets its own variables (the others its dead-letter prefix); dead letters under the pipeline's prefix of the ledger bucket", () => {
   const envOf = (name: string) =>
     (
       one('gcp:cloudfunctionsv2/function:Function', name).inputs.serviceConfig as {
@@ -161,7 +161,11 @@ test("the writer alone gets its own variables; dead letters under the pipeline's
     SLUICE_WRITER_ORDERING: 'none',
     SLUICE_WRITER_REQUEST_DEADLINE_MS: '400000',
   });
-  expect(Object.keys(envOf('reader')).filter((k) => k.startsWith('SLUICE_WRITER_'))).toEqual([]);
+  // The others get only where the writer's dead letters are, to count and list them (ADR-2203).
+  for (const fn of ['reader', 'scheduler', 'backfill'])
+    expect(Object.entries(envOf(fn)).filter(([k]) => k.startsWith('SLUICE_WRITER_'))).toEqual([
+      ['SLUICE_WRITER_DEAD_LETTER_PREFIX', 'writer-dead-letters/sluice/'],
+    ]);
   // No push subscription unless configured.
   expect(only('gcp:pubsub/subscription:Subscription')).toEqual([]);
 });

@@ -110,3 +110,13 @@ test('a writer dead-letter prefix reaching the ledger paths is refused: the writ
     ]);
   expect(problems({ deployment: { writer: { deadLetterPrefix: 'producers/dead-letters/' } } })).toEqual([]);
 });
+
+test("every function is told the writer's dead-letter prefix, so the status and the operator routes list its letters there", () => {
+  const custom = buildSettings(
+    stackConfig({ deployment: { writer: { deadLetterPrefix: 'producers/dead-letters/' } } }),
+  );
+  expect(custom.environment.SLUICE_WRITER_DEAD_LETTER_PREFIX).toBe('producers/dead-letters/');
+  expect(buildSettings(stackConfig({})).environment.SLUICE_WRITER_DEAD_LETTER_PREFIX).toBe(
+    'writer-dead-letters/sluice/',
+  );
+});

@@ -47,6 +47,8 @@ export interface BackfillDeps {
   batchBytes?: number;
   /** Applies the tables' lookups at the snapshot timestamp; absent: a table with lookups fails loudly. */
   enrichments?: Enrichments | undefined;
+  /** The writer's dead-letter prefix when not its default (`SLUICE_WRITER_DEAD_LETTER_PREFIX`, ADR-2203). */
+  writerDeadLetterPrefix?: string | undefined;
   /** Run events of each job (START, COMPLETE, FAIL, ABORT); none when absent. */
   lineage?: BackfillLineage | undefined;
 }

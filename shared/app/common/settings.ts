@@ -32,6 +32,8 @@ export interface AppSettings {
   requestDeadlineMs?: number;
   /** Key the reader seals its dead letters with (ADR-2305); absent: letters are written unsigned. */
   deadLetterKey?: Buffer;
+  /** Where the writer puts its dead letters in the ledger bucket, when not its default (ADR-2203). */
+  writerDeadLetterPrefix?: string;
 }
 
 /** Clock and ids, injected so tests control time and randomness. */

@@ -17,16 +17,22 @@ import {
 } from '../../domain/dead-letter';
 import { sealed } from '../../domain/dead-letter-seal';
 import { formatTimestamp } from '../../domain/timestamp';
+import { defaultWriterDeadLetterPrefix } from '../../domain/writer/config';
 import type { ObjectStore } from '../../ports/object-store';
 import { DEFAULT_RETRY, type RetryPolicy, withRetries } from '../common';
 import { newWriterToken, type Versioned } from './versioned';
+import { WriterDeadLetterStore } from './writer-dead-letters';
 
 /** Counts over every dead letter (or the first `scanned` when the listing was cut short). */
 export interface DeadLetterCounts {
-  /** Dead letters not yet replayed, and the records they hold. */
+  /** Dead letters neither replayed nor discarded (the writer's included), and the records the stream's hold. */
   pending: number;
   pendingRecords: number;
   replayed: number;
+  /** Stream letters discarded by an operator (kept, never replayed, not pending). */
+  discarded: number;
+  /** The writer's letters (ADR-2203): `pending` above counts its pending ones too. */
+  writer: { pending: number; discarded: number };
   /** Pending records per source table. */
   byTable: Record<string, number>;
   /** Pending records per reason (`<kind>:<error name>`). */
@@ -60,12 +66,21 @@ const JSON_TYPE = 'application/json';
 
 /** Zero counts. */
 export function noDeadLetters(): DeadLetterCounts {
-  return { pending: 0, pendingRecords: 0, replayed: 0, byTable: {}, byReason: {}, truncated: false };
+  return {
+    pending: 0,
+    pendingRecords: 0,
+    replayed: 0,
+    discarded: 0,
+    writer: { pending: 0, discarded: 0 },
+    byTable: {},
+    byReason: {},
+    truncated: false,
+  };
 }
 
 function add(counts: DeadLetterCounts, s: DeadLetterSummary): void {
-  if (s.state === 'replayed') {
-    counts.replayed++;
+  if (s.state === 'replayed' || s.state === 'discarded') {
+    counts[s.state]++;
     return;
   }
   counts.pending++;
@@ -74,18 +89,37 @@ function add(counts: DeadLetterCounts, s: DeadLetterSummary): void {
   counts.byReason[s.reason] = (counts.byReason[s.reason] ?? 0) + s.records;
 }
 
+/** How a {@link DeadLetterStore} retries, seals and finds the writer's letters. */
+export interface DeadLetterStoreOptions {
+  retry?: RetryPolicy;
+  sealKey?: Buffer;
+  writerPrefix?: string;
+}
+
 /** The dead letters of one pipeline. */
 export class DeadLetterStore {
   private readonly prefix: string;
+  /** The writer's letters, in the ledger bucket under its prefix (ADR-2203). */
+  readonly writer: WriterDeadLetterStore;
 
+  private readonly retry: RetryPolicy;
+  /** Seals every letter written (ADR-2305); absent: letters are written unsigned. */
+  private readonly sealKey: Buffer | undefined;
+
+  /**
+   * `options.sealKey` seals every letter written (ADR-2305); `options.writerPrefix` is the writer's
+   * `SLUICE_WRITER_DEAD_LETTER_PREFIX` (its default when absent, ADR-2203).
+   */
   constructor(
     private readonly store: ObjectStore,
     private readonly pipeline: string,
-    private readonly retry: RetryPolicy = DEFAULT_RETRY,
-    /** Seals every letter written (ADR-2305); absent: letters are written unsigned. */
-    private readonly sealKey?: Buffer,
+    options: DeadLetterStoreOptions = {},
   ) {
+    this.retry = options.retry ?? DEFAULT_RETRY;
+    this.sealKey = options.sealKey;
     this.prefix = deadLetterPrefix(pipeline);
+    const writer = options.writerPrefix || defaultWriterDeadLetterPrefix(pipeline);
+    this.writer = new WriterDeadLetterStore(store, writer, this.retry);
   }
 
   private call<T>(what: string, op: () => Promise<T>): Promise<T> {
@@ -168,7 +202,7 @@ export class DeadLetterStore {
     return out;
   }
 
-  /** Counts every dead letter, in at most {@link MAX_COUNT_CALLS} list calls. */
+  /** Counts every dead letter, the writer's too, in at most {@link MAX_COUNT_CALLS} list calls of each. */
   async counts(): Promise<DeadLetterCounts & { calls: number }> {
     const counts = noDeadLetters();
     let pageToken: string | undefined;
@@ -179,8 +213,11 @@ export class DeadLetterStore {
       for (const s of page.items) add(counts, s);
       pageToken = page.nextPageToken;
     } while (pageToken && calls < MAX_COUNT_CALLS);
-    counts.truncated = pageToken !== undefined;
-    return { ...counts, calls };
+    const writer = await this.writer.counts(MAX_COUNT_CALLS);
+    counts.writer = { pending: writer.pending, discarded: writer.discarded };
+    counts.pending += writer.pending;
+    counts.truncated = pageToken !== undefined || writer.truncated;
+    return { ...counts, calls: calls + writer.calls };
   }
 }
 

@@ -39,7 +39,10 @@ export interface PipelineStatus {
   slowest: Array<{ partition: string; lagSeconds: number }>;
   retention: { seconds: number; marginSeconds: number; danger: boolean } | null;
   lastErrors: StatusError[];
-  /** Dead letters of the stream not yet replayed, by table and reason (ADR-1503); absent when not counted. */
+  /**
+   * Dead letters neither replayed nor discarded, the writer's included, by table and reason (ADR-1503,
+   * ADR-2202, ADR-2203); absent when not counted.
+   */
   deadLetters?: DeadLetterCounts;
   listCalls: number;
   /** Every source table the stream watches (and any dropped one): where it goes, its columns, its state. */

@@ -3,8 +3,9 @@
  * change, a corrected value …) each pending letter's records are written to the replica again under the
  * `fail` policy and the letter is marked `replayed` by compare-and-swap. Only the replica is written: the
  * records' history rows went in with their window, so a replay never adds history. A letter already
- * replayed is skipped; one whose records still fail stays pending with the attempt and its error recorded.
- * A letter whose seal does not prove the reader wrote it is `untrusted`: never applied, never changed (ADR-2305).
+ * replayed is skipped, and so is one discarded (ADR-2202); one whose records still fail stays pending with the
+ * attempt and its error recorded. A letter whose seal does not prove the reader wrote it is `untrusted`: never
+ * applied, never changed (ADR-2305).
  */
 import { type DeadLetter, withReplay } from '../../domain/dead-letter';
 import { checkSeal, type SealSettings } from '../../domain/dead-letter-seal';
@@ -40,7 +41,7 @@ async function apply(deps: ReplayDeps, letter: DeadLetter): Promise<number> {
 /** One letter's outcome. */
 export interface LetterReplay {
   id: string;
-  outcome: 'replayed' | 'already-replayed' | 'failed' | 'not-found' | 'untrusted';
+  outcome: 'replayed' | 'already-replayed' | 'discarded' | 'failed' | 'not-found' | 'untrusted';
   rows?: number;
   error?: string;
 }
@@ -62,6 +63,8 @@ async function replayOne(deps: ReplayDeps, id: string): Promise<LetterReplay> {
     if (trust.unsigned)
       deps.log.warn('dead-letter.unsigned-trusted', { deadLetter: id, table: letter.table });
     if (letter.state === 'replayed') return { id, outcome: 'already-replayed' };
+    // An operator set it aside for good (ADR-2202): applying it now would undo the later changes.
+    if (letter.state === 'discarded') return { id, outcome: 'discarded' };
     let rows = 0;
     let error: string | undefined;
     try {

@@ -11,7 +11,7 @@ import { fromEpochMillis } from '../../domain/timestamp';
 import { limitWarnings } from '../../domain/writer/batching';
 import type { WriterConfig } from '../../domain/writer/config';
 import { type DeadLetterEntry, deadLetterDocument, deadLetterName } from '../../domain/writer/dead-letter';
-import { type TypedMutation, typeMutations } from '../../domain/writer/mutations';
+import { keyJson, type TypedMutation, typeMutations } from '../../domain/writer/mutations';
 import {
   type Answer,
   answerFor,
@@ -124,7 +124,7 @@ export class MutationWriter {
       )
     )
       this.catalog.invalidate();
-    const deadLetter = await this.route(request, entries, receivedMs);
+    const deadLetter = await this.route(request, mutations, entries, receivedMs);
     const all: RequestMetrics = {
       mutations: mutations.length,
       ...tally(entries),
@@ -138,6 +138,7 @@ export class MutationWriter {
   /** Writes the routed mutations to one dead-letter object; if that fails they count as unapplied. */
   private async route(
     request: WriteRequest,
+    mutations: TypedMutation[],
     entries: ResultEntry[],
     receivedMs: number,
   ): Promise<string | undefined> {
@@ -149,18 +150,20 @@ export class MutationWriter {
       receivedAt: fromEpochMillis(receivedMs),
       ...(request.pubsub ? { pubsub: request.pubsub } : {}),
     };
-    const letters: DeadLetterEntry[] = routed.flatMap((e) =>
-      e.result.kind === 'routed'
-        ? [
-            {
-              mutation: request.mutations[e.index] as MutationInput,
-              status: e.result.status,
-              reason: e.result.reason,
-              attempts: e.attempts,
-            },
-          ]
-        : [],
-    );
+    const typed = new Map(mutations.map((m) => [m.index, m]));
+    const letters: DeadLetterEntry[] = routed.flatMap((e) => {
+      if (e.result.kind !== 'routed') return [];
+      const m = typed.get(e.index);
+      return [
+        {
+          mutation: request.mutations[e.index] as MutationInput,
+          status: e.result.status,
+          reason: e.result.reason,
+          attempts: e.attempts,
+          ...(m ? { key: keyJson(m) } : {}),
+        },
+      ];
+    });
     const name = deadLetterName(prefix, origin);
     try {
       const outcome = await withRetries(`dead letter ${name}`, () =>

@@ -15,6 +15,8 @@ export interface DeadLetterEntry {
   status: GroupStatus;
   reason: string;
   attempts: number;
+  /** The row's key as JSON (what an operator looks the row up by). */
+  key?: string;
 }
 
 /** Where the request came from. */
@@ -46,6 +48,7 @@ export function deadLetterDocument(origin: DeadLetterOrigin, entries: DeadLetter
         status: { code: e.status.code, name: codeName(e.status.code), message: e.status.message },
         reason: e.reason,
         attempts: e.attempts,
+        ...(e.key ? { key: e.key } : {}),
       };
     }),
   };

@@ -38,6 +38,11 @@ function rowKey(table: string, key: WireValue[]): string {
   return `${table} ${JSON.stringify(key)}`;
 }
 
+/** A mutation's key as JSON (its {@link TypedMutation.rowKey} without the table): what finds its row. */
+export function keyJson(m: Pick<TypedMutation, 'table' | 'rowKey'>): string {
+  return m.rowKey.slice(m.table.length + 1);
+}
+
 function bytesOf(table: string, columns: string[], values: WireValue[]): number {
   return columns.reduce(
     (n, c, i) => n + Buffer.byteLength(c) + wireBytes(values[i] ?? null),

@@ -93,12 +93,10 @@ export class Harness {
       maxDelayMs: 1,
       sleep: async () => undefined,
     });
-    this.deadLetters = new DeadLetterStore(
-      this.store,
-      config.pipeline,
-      { attempts: 5, baseDelayMs: 1, maxDelayMs: 1, sleep: async () => undefined },
-      this.deadLetterKey,
-    );
+    this.deadLetters = new DeadLetterStore(this.store, config.pipeline, {
+      retry: { attempts: 5, baseDelayMs: 1, maxDelayMs: 1, sleep: async () => undefined },
+      sealKey: this.deadLetterKey,
+    });
   }
 
   /**

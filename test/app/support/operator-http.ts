@@ -40,7 +40,7 @@ export async function call(
   h: Harness,
   method: string,
   path: string,
-  opts: { query?: Record<string, unknown>; body?: unknown; type?: string } = {},
+  opts: { query?: Record<string, unknown>; body?: unknown; type?: string; deps?: Partial<BackfillDeps> } = {},
 ) {
   const out = { status: 0, json: undefined as unknown, headers: {} as Record<string, string> };
   const res = {
@@ -65,6 +65,6 @@ export async function call(
     query: opts.query ?? {},
     header: (n: string) => headers[n.toLowerCase()],
   };
-  await handleBackfillRequest(depsOf(h), req, res);
+  await handleBackfillRequest({ ...depsOf(h), ...opts.deps }, req, res);
   return out as { status: number; json: Record<string, unknown>; headers: Record<string, string> };
 }
