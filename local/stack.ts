@@ -15,6 +15,7 @@ import { type EmulatorPorts, type LocalEmulators, startEmulators } from './emula
 import { emulatorClient } from './emulators/spanner/client';
 import { type FunctionLogLine, type FunctionName, FunctionProcess } from './function-process';
 import { retargetRestoredTasks } from './function-urls';
+import { keepPorts, keptPortsFile, stackPorts, withKeptPorts } from './kept-ports';
 import { type PipelineProgress, readProgress } from './ledger-view';
 import { assertPortsFree, freePort, PortInUseError } from './ports';
 import { PROTO_BUNDLE_DDL, protoDescriptors } from './proto-types';
@@ -245,10 +246,19 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     demoSchema(options.dialect ?? 'GOOGLE_STANDARD_SQL', options.valueCaptureType),
     options.extraTables ?? [],
   );
-  await assertPortsFree({ ...options.ports });
+  // A data directory keeps the ports of its first start: a restart answers on the same addresses.
+  const keptFile = options.dataDir ? keptPortsFile(options.dataDir, 'stack') : undefined;
+  const { ports, kept } = keptFile
+    ? withKeptPorts(keptFile, { ...options.ports })
+    : { ports: { ...options.ports }, kept: new Set<string>() };
+  await assertPortsFree(ports).catch((err: unknown) => {
+    if (err instanceof PortInUseError && kept.has(err.role))
+      throw new PortInUseError(err.port, err.role, keptFile);
+    throw err;
+  });
   const emulators = await startEmulators({
     projectId: LOCAL.projectId,
-    ports: options.ports ?? {},
+    ports,
     bucket: LOCAL.bucket,
     queues: [
       queueName('reader'),
@@ -272,7 +282,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       if (errors.length > 200) errors.shift();
       options.onFunctionLog?.(line);
     };
-    const endpoints = await startFunctions(options, schema, emulators, onLine, functions);
+    const endpoints = await startFunctions({ ...options, ports }, schema, emulators, onLine, functions);
+    if (keptFile) {
+      const listening = Object.fromEntries(Object.values(functions).map((f) => [f.name, f.port]));
+      keepPorts(keptFile, stackPorts({ emulators, functions: listening }));
+    }
     const urls = {
       scheduler: functions.scheduler?.url ?? null,
       reader: functions.reader?.url ?? null,
