@@ -17,6 +17,7 @@ import { type FunctionLogLine, type FunctionName, FunctionProcess } from './func
 import { retargetRestoredTasks } from './function-urls';
 import { keepPorts, keptPortsFile, stackPorts, withKeptPorts } from './kept-ports';
 import { type PipelineProgress, readProgress } from './ledger-view';
+import { FinishedPartitions } from './live-view';
 import { assertPortsFree, freePort, PortInUseError } from './ports';
 import { PROTO_BUNDLE_DDL, protoDescriptors } from './proto-types';
 import { Random } from './random';
@@ -77,6 +78,8 @@ export interface LocalStack {
   functions: Partial<Record<FunctionName, FunctionProcess>>;
   /** Structured error lines of the functions seen so far (ERROR and worse), most recent last. */
   errors: FunctionLogLine[];
+  /** Partitions the reader finished since the stack started (the ledger deletes finished entries). */
+  finishedSinceStart(): number;
   /** A seeded workload on the demo database (not started). */
   workload(seed: number): Workload;
   /** One scheduler tick: `POST /` on the scheduler function, as Cloud Scheduler does. */
@@ -277,7 +280,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   try {
     const { database, restored } = await createDemoDatabase(emulators, schema, spanner);
     const errors: FunctionLogLine[] = [];
+    const finished = new FinishedPartitions();
     const onLine = (line: FunctionLogLine) => {
+      finished.observe(line);
       if (['ERROR', 'CRITICAL', 'ALERT', 'EMERGENCY'].includes(line.severity)) errors.push(line);
       if (errors.length > 200) errors.shift();
       options.onFunctionLog?.(line);
@@ -302,7 +307,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       lineage: emulators.lineage.adminUrl ?? '',
     };
     return assemble(
-      { schema, emulators, spanner, database, functions, errors, restored },
+      { schema, emulators, spanner, database, functions, errors, restored, finished },
       readyInfo(schema, endpoints, admin, urls),
     );
   } catch (err) {
@@ -321,14 +326,17 @@ interface Parts {
   database: Database;
   functions: Partial<Record<FunctionName, FunctionProcess>>;
   errors: FunctionLogLine[];
+  finished: FinishedPartitions;
 }
 
 function assemble(p: Parts, ready: ReadyInfo): LocalStack {
   let ticker: { stop: boolean; done: Promise<void> } | null = null;
   // The verifier's counting queries go through the official client, as a user's SQL would.
   const bigquery = p.emulators.bigquery.bigquery();
+  const { finished, ...parts } = p;
   const stack: LocalStack = {
-    ...p,
+    ...parts,
+    finishedSinceStart: () => finished.count,
     ready,
     tickFailures: 0,
     workload: (seed) => new Workload(p.database, p.schema, new Random(seed)),
