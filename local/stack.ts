@@ -30,7 +30,7 @@ import {
   readyInfo,
   type StackEndpoints,
 } from './stack-config';
-import { type VerifyResult, verify } from './verifier';
+import { type VerifyResult, verify, writerModsOf } from './verifier';
 import { type CommittedMod, Workload } from './workload';
 
 /** Options of {@link startLocalStack}; every one has a laptop-friendly default. */
@@ -388,6 +388,8 @@ function assemble(p: Parts, ready: ReadyInfo): LocalStack {
         bigqueryRows: (d, t) => p.emulators.bigquery.admin.tableRows(d, t) as Array<Record<string, unknown>>,
         bigqueryQuery: async (sql) => (await bigquery.query({ query: sql }))[0],
         journal,
+        // The writer runs in the stack: what it applied during this run is expected in history too.
+        writerMods: writerModsOf(p.emulators.spanner.admin.batchWrites(databaseName())),
         ...options,
       }),
     async stop() {
