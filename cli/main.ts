@@ -4,6 +4,7 @@
  * deployment it authenticates with an identity token from Application Default Credentials, against the local
  * stack (`http://127.0.0.1:…`) it calls plainly.
  */
+import { checkConfig } from './check-config';
 import { type CommandIO, type Invocation, runCommand, UsageProblem } from './commands';
 import { OperatorClient, OperatorError } from './operator-client';
 
@@ -26,6 +27,8 @@ commands:
                                            never replayed, no longer pending (404 unknown id, 409 replayed)
   tables forget <table> [--targets replica,history]
                                            a BigQuery table removed on purpose starts anew (then retry)
+  check-config infra/Pulumi.<stack>.yaml   check a stack file as the Pulumi program does (no Pulumi CLI, no URL):
+                                           every problem with its key, exit 1; a summary and exit 0 when valid
 Every command prints a table or summary for a person; --json prints the function's answer as it is.
 The URL defaults to $SLUICE_OPERATOR_URL: the stack output backfillUrl, or the local stack's
 functions.backfill. Exit codes: 0 done, 1 the call or the backfill failed, 2 bad command line,
@@ -75,6 +78,11 @@ export async function main(
     if (inv.flags.help || inv.command.length === 0) {
       io.out(USAGE);
       return inv.flags.help ? 0 : 2;
+    }
+    if (inv.command[0] === 'check-config') {
+      const [file, ...extra] = inv.positional;
+      if (!file || extra.length > 0) throw new UsageProblem('check-config <stack file>');
+      return checkConfig(file, io.out);
     }
     const url = typeof inv.flags.url === 'string' ? inv.flags.url : env.SLUICE_OPERATOR_URL;
     if (!url) throw new UsageProblem('no operator URL: pass --url <url> or set SLUICE_OPERATOR_URL');

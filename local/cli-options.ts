@@ -9,7 +9,7 @@ import { KNOWN_VARIABLES } from '../shared/wiring/variables';
 const port = z.coerce.number().int().min(0).max(65_535).optional();
 
 /** Flags that take no value. */
-const SWITCHES = new Set(['help', 'noWorkload', 'backfill', 'logs']);
+const SWITCHES = new Set(['help', 'noWorkload', 'backfill', 'logs', 'lineage']);
 /** Flags that may be given more than once (each value is kept). */
 const REPEATED = new Set(['env']);
 
@@ -26,6 +26,7 @@ const schema = z.strictObject({
   backfill: z.literal(true).optional(),
   catchUpTimeout: z.coerce.number().positive().default(120),
   logs: z.literal(true).optional(),
+  lineage: z.literal(true).optional(),
   logFile: z.string().min(1).optional(),
   env: z.array(z.string().regex(/^SLUICE_[A-Z0-9_]+=/, 'must be SLUICE_<NAME>=<value>')).default([]),
   spannerPort: port,
@@ -72,6 +73,8 @@ export interface StartOptions {
   catchUpTimeoutSeconds: number;
   /** Print the functions' log lines on the terminal (they always go to the log file). */
   logs: boolean;
+  /** `--lineage`: print every column edge of the lineage graph, not only the summary line. */
+  lineage: boolean;
   /** Where the functions' log lines are written; default: a file in the system's temporary folder. */
   logFile?: string;
   /** `--env NAME=VALUE`: extra or overriding environment of the functions. */
@@ -91,6 +94,7 @@ export const USAGE = `usage: npm start -- [options]
   --env SLUICE_<NAME>=<value>   pass a setting to the functions (repeatable)
   --logs                        show the functions' log lines (always written to the log file)
   --log-file <path>             where the functions' log lines go
+  --lineage                     list every column edge of the lineage graph (default: one summary line)
   --spanner-port <p> --gcs-port <p> --tasks-port <p> --bigquery-port <p> --bigquery-write-port <p>
   --scheduler-port <p> --reader-port <p> --backfill-port <p> --writer-port <p>
   --data-dir <dir>              keep every emulator's state in this directory across runs (default: memory)
@@ -187,6 +191,7 @@ export function parseStartOptions(argv: string[]): StartOptions {
     backfill: o.backfill === true,
     catchUpTimeoutSeconds: o.catchUpTimeout,
     logs: o.logs === true,
+    lineage: o.lineage === true,
     ...(o.logFile !== undefined ? { logFile: o.logFile } : {}),
     env,
     ...(o.dataDir !== undefined ? { dataDir: o.dataDir } : {}),

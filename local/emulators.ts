@@ -23,6 +23,12 @@ export interface EmulatorPorts {
   bigqueryRest?: number;
   bigqueryWrite?: number;
   lineage?: number;
+  /** The admin endpoints (faults, churn): kept with the others across a `--data-dir` restart. */
+  spannerAdmin?: number;
+  gcsAdmin?: number;
+  tasksAdmin?: number;
+  bigqueryAdmin?: number;
+  lineageAdmin?: number;
 }
 
 /** What the emulators are started with. */
@@ -71,22 +77,36 @@ export async function startEmulators(setup: EmulatorSetup): Promise<LocalEmulato
   const [spanner, gcs, tasks, bigquery, lineage] = await allOrNothing([
     startSpannerEmulator({
       port: setup.ports.spanner ?? 0,
-      adminPort: 0,
+      adminPort: setup.ports.spannerAdmin ?? 0,
       initialPartitions: setup.initialPartitions,
       churnMs: setup.churnMs,
       ...(setup.partitionBytes ? { partitionBytes: setup.partitionBytes } : {}),
       ...dir('spanner'),
     }),
-    startGcsEmulator({ port: setup.ports.gcs ?? 0, adminPort: 0, buckets: [setup.bucket], ...dir('gcs') }),
-    startTasksEmulator({ port: setup.ports.tasks ?? 0, adminPort: 0, queues: setup.queues, ...dir('tasks') }),
+    startGcsEmulator({
+      port: setup.ports.gcs ?? 0,
+      adminPort: setup.ports.gcsAdmin ?? 0,
+      buckets: [setup.bucket],
+      ...dir('gcs'),
+    }),
+    startTasksEmulator({
+      port: setup.ports.tasks ?? 0,
+      adminPort: setup.ports.tasksAdmin ?? 0,
+      queues: setup.queues,
+      ...dir('tasks'),
+    }),
     startBigQueryEmulator({
       grpcPort: setup.ports.bigqueryWrite ?? 0,
       restPort: setup.ports.bigqueryRest ?? 0,
-      adminPort: 0,
+      adminPort: setup.ports.bigqueryAdmin ?? 0,
       projectId: setup.projectId,
       ...dir('bigquery'),
     }),
-    startLineageEmulator({ port: setup.ports.lineage ?? 0, adminPort: 0, ...dir('lineage') }),
+    startLineageEmulator({
+      port: setup.ports.lineage ?? 0,
+      adminPort: setup.ports.lineageAdmin ?? 0,
+      ...dir('lineage'),
+    }),
   ] as const);
   return {
     spanner,

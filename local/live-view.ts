@@ -1,10 +1,11 @@
 /**
- * The compact live view: watermark lag, partitions (active / waiting / finished), rows per replica,
+ * The compact live view: watermark lag, partitions (active / waiting / finished since start), rows per replica,
  * workload counters, and errors with the latest one's message. On a TTY it redraws in place, with any
  * other output (log lines, messages) printed above it; otherwise the caller prints one line every few
  * seconds.
  */
 import { diffMillis, type Timestamp } from '../shared/domain/timestamp';
+import type { FunctionLogLine } from './function-process';
 import type { PipelineProgress } from './ledger-view';
 import type { WorkloadStats } from './workload';
 
@@ -12,6 +13,11 @@ import type { WorkloadStats } from './workload';
 export interface ViewState {
   now: Timestamp;
   progress: PipelineProgress;
+  /**
+   * Partitions that finished since the stack started ({@link FinishedPartitions}): the ledger's own count
+   * goes down as the scheduler deletes finished entries whose children started.
+   */
+  finishedSinceStart: number;
   rows: Array<{ table: string; rows: number | null }>;
   workload: WorkloadStats | null;
   functionErrors: number;
@@ -25,9 +31,32 @@ function lag(state: ViewState): string {
   return `${(Math.max(0, diffMillis(state.now, w)) / 1000).toFixed(1)}s`;
 }
 
-function partitions(p: PipelineProgress): string {
-  const active = p.partitions.leased + p.partitions.ready;
-  return `active ${active} waiting ${p.partitions.waiting} finished ${p.partitions.finished} failed ${p.partitions.failed}`;
+function partitions(state: ViewState): string {
+  const p = state.progress.partitions;
+  const active = p.leased + p.ready;
+  return `active ${active} waiting ${p.waiting} finished since start ${state.finishedSinceStart} failed ${p.failed}`;
+}
+
+/**
+ * Counts the partitions that finished, from the reader's `partition.finished` log lines (one per partition
+ * that reached its end; labelled with the partition): the ledger cannot say, since the scheduler deletes a
+ * finished entry once its children started (ADR-2206). A partition counts once however often it is logged.
+ */
+export class FinishedPartitions {
+  private readonly ids = new Set<string>();
+
+  /** Takes one function log line; only the reader's `partition.finished` lines count. */
+  observe(line: FunctionLogLine): void {
+    if (line.function !== 'reader' || line.json?.message !== 'partition.finished') return;
+    const labels = (line.json['logging.googleapis.com/labels'] ?? {}) as Record<string, unknown>;
+    const id = labels.partition ?? String(labels.window ?? '').split('@')[0];
+    if (id) this.ids.add(String(id));
+  }
+
+  /** Distinct partitions finished so far. */
+  get count(): number {
+    return this.ids.size;
+  }
 }
 
 function rows(state: ViewState): string {
@@ -48,7 +77,7 @@ export function statusLine(state: ViewState): string {
   const errors = state.functionErrors + state.progress.errors.length;
   const last = errors > 0 ? latest(state) : null;
   return (
-    `lag ${lag(state)} | partitions ${partitions(state.progress)} | rows ${rows(state)} | ${workload(state)} | errors ${errors}` +
+    `lag ${lag(state)} | partitions ${partitions(state)} | rows ${rows(state)} | ${workload(state)} | errors ${errors}` +
     (last ? ` (latest: ${last.slice(0, 160)})` : '')
   );
 }
@@ -57,7 +86,7 @@ export function statusLine(state: ViewState): string {
 export function statusFrame(state: ViewState): string[] {
   const lines = [
     `watermark lag  ${lag(state)}`,
-    `partitions     ${partitions(state.progress)}`,
+    `partitions     ${partitions(state)}`,
     `rows           ${rows(state)}`,
     `workload       ${workload(state)}`,
     `errors         functions ${state.functionErrors}, ledger ${state.progress.errors.length}`,

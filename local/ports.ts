@@ -10,8 +10,10 @@ export class PortInUseError extends Error {
     readonly port: number,
     /** What the port was for (an emulator or function name, as in the `ports` option). */
     readonly role: string,
+    /** The file of the data directory that kept this port from an earlier start, when it came from there. */
+    readonly keptIn?: string,
   ) {
-    super(`port ${port} (${role}) is already in use`);
+    super(`port ${port} (${role}${keptIn ? `, kept in ${keptIn}` : ''}) is already in use`);
     this.name = 'PortInUseError';
   }
 }

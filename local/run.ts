@@ -40,6 +40,7 @@ function viewState(stack: LocalStack, workload: Workload | null): ViewState {
   return {
     now: fromNanos(stack.emulators.spanner.admin.nowNs()),
     progress: stack.progress(),
+    finishedSinceStart: stack.finishedSinceStart(),
     rows,
     workload: workload?.stats ?? null,
     functionErrors: stack.errors.length,
@@ -167,8 +168,8 @@ async function runUntilVerdict(stack: LocalStack, options: StartOptions, io: Run
   // changes would predate the stream's start and be missing from history.
   await startPipeline(stack, io);
   io.running?.();
-  // The tick that started the ledger sent the pipeline's START event: show the graph it carried.
-  await printLineage(stack, (line) => io.screen.print(line));
+  // The tick that started the ledger sent the pipeline's START event: sum up the graph it carried.
+  await printLineage(stack, (line) => io.screen.print(line), { all: options.lineage });
   if (workload && options.backfill) await backfillProducts(stack, workload, io);
   stack.startTicking(options.tickMs);
   workload?.start(Math.max(1, Math.round(1000 / options.rate)));

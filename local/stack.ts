@@ -15,7 +15,9 @@ import { type EmulatorPorts, type LocalEmulators, startEmulators } from './emula
 import { emulatorClient } from './emulators/spanner/client';
 import { type FunctionLogLine, type FunctionName, FunctionProcess } from './function-process';
 import { retargetRestoredTasks } from './function-urls';
+import { keepPorts, keptPortsFile, stackPorts, withKeptPorts } from './kept-ports';
 import { type PipelineProgress, readProgress } from './ledger-view';
+import { FinishedPartitions } from './live-view';
 import { assertPortsFree, freePort, PortInUseError } from './ports';
 import { PROTO_BUNDLE_DDL, protoDescriptors } from './proto-types';
 import { Random } from './random';
@@ -29,7 +31,7 @@ import {
   readyInfo,
   type StackEndpoints,
 } from './stack-config';
-import { type VerifyResult, verify } from './verifier';
+import { type VerifyResult, verify, writerModsOf } from './verifier';
 import { type CommittedMod, Workload } from './workload';
 
 /** Options of {@link startLocalStack}; every one has a laptop-friendly default. */
@@ -77,6 +79,8 @@ export interface LocalStack {
   functions: Partial<Record<FunctionName, FunctionProcess>>;
   /** Structured error lines of the functions seen so far (ERROR and worse), most recent last. */
   errors: FunctionLogLine[];
+  /** Partitions the reader finished since the stack started (the ledger deletes finished entries). */
+  finishedSinceStart(): number;
   /** A seeded workload on the demo database (not started). */
   workload(seed: number): Workload;
   /** One scheduler tick: `POST /` on the scheduler function, as Cloud Scheduler does. */
@@ -249,10 +253,19 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     demoSchema(options.dialect ?? 'GOOGLE_STANDARD_SQL', options.valueCaptureType),
     options.extraTables ?? [],
   );
-  await assertPortsFree({ ...options.ports });
+  // A data directory keeps the ports of its first start: a restart answers on the same addresses.
+  const keptFile = options.dataDir ? keptPortsFile(options.dataDir, 'stack') : undefined;
+  const { ports, kept } = keptFile
+    ? withKeptPorts(keptFile, { ...options.ports })
+    : { ports: { ...options.ports }, kept: new Set<string>() };
+  await assertPortsFree(ports).catch((err: unknown) => {
+    if (err instanceof PortInUseError && kept.has(err.role))
+      throw new PortInUseError(err.port, err.role, keptFile);
+    throw err;
+  });
   const emulators = await startEmulators({
     projectId: LOCAL.projectId,
-    ports: options.ports ?? {},
+    ports,
     bucket: LOCAL.bucket,
     queues: [
       queueName('reader'),
@@ -271,12 +284,18 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   try {
     const { database, restored } = await createDemoDatabase(emulators, schema, spanner);
     const errors: FunctionLogLine[] = [];
+    const finished = new FinishedPartitions();
     const onLine = (line: FunctionLogLine) => {
+      finished.observe(line);
       if (['ERROR', 'CRITICAL', 'ALERT', 'EMERGENCY'].includes(line.severity)) errors.push(line);
       if (errors.length > 200) errors.shift();
       options.onFunctionLog?.(line);
     };
-    const endpoints = await startFunctions(options, schema, emulators, onLine, functions);
+    const endpoints = await startFunctions({ ...options, ports }, schema, emulators, onLine, functions);
+    if (keptFile) {
+      const listening = Object.fromEntries(Object.values(functions).map((f) => [f.name, f.port]));
+      keepPorts(keptFile, stackPorts({ emulators, functions: listening }));
+    }
     const urls = {
       scheduler: functions.scheduler?.url ?? null,
       reader: functions.reader?.url ?? null,
@@ -292,7 +311,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       lineage: emulators.lineage.adminUrl ?? '',
     };
     return assemble(
-      { schema, emulators, spanner, database, functions, errors, restored },
+      { schema, emulators, spanner, database, functions, errors, restored, finished },
       readyInfo(schema, endpoints, admin, urls),
     );
   } catch (err) {
@@ -303,17 +322,20 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   }
 }
 
+/** The parts {@link assemble} puts together: the public ones, and the tally behind `finishedSinceStart`. */
 type Parts = Pick<
   LocalStack,
   'schema' | 'emulators' | 'restored' | 'spanner' | 'database' | 'functions' | 'errors'
->;
+> & { finished: FinishedPartitions };
 
 function assemble(p: Parts, ready: ReadyInfo): LocalStack {
   let ticker: { stop: boolean; done: Promise<void> } | null = null;
   // The verifier's counting queries go through the official client, as a user's SQL would.
   const bigquery = p.emulators.bigquery.bigquery();
+  const { finished, ...parts } = p;
   const stack: LocalStack = {
-    ...p,
+    ...parts,
+    finishedSinceStart: () => finished.count,
     ready,
     tickFailures: 0,
     workload: (seed) => new Workload(p.database, p.schema, new Random(seed)),
@@ -365,6 +387,8 @@ function assemble(p: Parts, ready: ReadyInfo): LocalStack {
         bigqueryRows: (d, t) => p.emulators.bigquery.admin.tableRows(d, t) as Array<Record<string, unknown>>,
         bigqueryQuery: async (sql) => (await bigquery.query({ query: sql }))[0],
         journal,
+        // The writer runs in the stack: what it applied during this run is expected in history too.
+        writerMods: writerModsOf(p.emulators.spanner.admin.batchWrites(databaseName())),
         ...options,
       }),
     async stop() {

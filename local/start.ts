@@ -9,6 +9,7 @@ process.env.METADATA_SERVER_DETECTION ??= 'none';
 
 import { PORT_FLAGS, parseStartOptions, type StartOptions, USAGE, UsageError } from './cli-options';
 import { killAllFunctionProcesses } from './function-process';
+import { keptPortsFile } from './kept-ports';
 import { readControlKeys } from './keys';
 import { Screen } from './live-view';
 import { defaultLogFile, LogFile, shortLogLine } from './log-lines';
@@ -72,6 +73,14 @@ class Interrupts {
 }
 
 function startupFailure(err: unknown): number {
+  if (err instanceof PortInUseError && err.keptIn) {
+    const flag = PORT_FLAGS[err.role as keyof typeof PORT_FLAGS];
+    process.stderr.write(
+      `port ${err.port} (${err.role}, kept in ${err.keptIn} by the first start on this --data-dir) is already in use: ` +
+        `stop what listens on it, ${flag ? `pass ${flag} <another port>, ` : ''}or use another --data-dir\n`,
+    );
+    return EXIT.usage;
+  }
   if (err instanceof PortInUseError) {
     const flag = PORT_FLAGS[err.role as keyof typeof PORT_FLAGS] ?? err.role;
     process.stderr.write(
@@ -113,6 +122,10 @@ async function main(options: StartOptions): Promise<number> {
     if (stack.ready.console)
       screen.print(
         `console: ${stack.ready.console}  (npx sluice status --url ${stack.ready.functions.backfill})`,
+      );
+    if (options.dataDir)
+      screen.print(
+        `ports kept in ${keptPortsFile(options.dataDir, 'stack')}: a restart with --data-dir ${options.dataDir} listens on the same addresses`,
       );
     interrupts.running = true;
   };

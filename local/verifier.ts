@@ -50,6 +50,8 @@ export interface HistoryReport {
   streamRows: number;
   /** Stream rows already there before this run (restored state); counted on top of `expectedMods`. */
   earlierRows: number;
+  /** Rows the writer function applied to the source table during this run; counted on top of `expectedMods`. */
+  writerMods: number;
   missing: { count: number; examples: string[] };
   error?: string;
 }
@@ -88,6 +90,11 @@ export interface VerifyInput {
    * with a complete journal, the stream rows must equal these plus the run's mods.
    */
   earlierRows?: Record<string, number>;
+  /**
+   * Rows the writer function applied during this run, by source table (each applied mutation writes one row,
+   * one mod of the stream): with a complete journal they are expected on top of the workload's mods.
+   */
+  writerMods?: Record<string, number>;
   /** Examples kept per kind of difference (default 10). */
   limit?: number;
 }
@@ -236,6 +243,7 @@ async function verifyHistory(
     duplicates: 0,
     streamRows: 0,
     earlierRows: input.earlierRows?.[history] ?? 0,
+    writerMods: input.writerMods?.[table.name] ?? 0,
     missing: { count: 0, examples: [] },
   };
   const seen = new Set<string>();
@@ -265,7 +273,7 @@ async function verifyHistory(
 /** A history table is exact: nothing missing, nothing twice, and (complete journal) nothing else. */
 function historyExact(h: HistoryReport, journalComplete: boolean): boolean {
   if (h.error || h.missing.count > 0 || h.duplicates !== 0) return false;
-  return !journalComplete || h.streamRows === h.expectedMods + h.earlierRows;
+  return !journalComplete || h.streamRows === h.expectedMods + h.writerMods + h.earlierRows;
 }
 
 /** The checks a history table failed, each with its two numbers (empty when it is exact). */
@@ -278,13 +286,41 @@ export function failedHistoryChecks(h: HistoryReport, journalComplete: boolean):
     failed.push(
       `each row once: COUNT(*) ${h.historyRows} ≠ COUNT(DISTINCT change_id) ${h.distinctChangeIds}`,
     );
-  const expected = h.expectedMods + h.earlierRows;
+  const expected = h.expectedMods + h.writerMods + h.earlierRows;
   if (journalComplete && !h.error && h.streamRows !== expected) {
-    const earlier =
-      h.earlierRows > 0 ? ` (${h.expectedMods} mods + ${h.earlierRows} restored rows)` : ' mods';
-    failed.push(`nothing else in history: stream rows ${h.streamRows} ≠ ${expected}${earlier}`);
+    const parts = [
+      `${h.expectedMods} mods`,
+      ...(h.writerMods > 0 ? [`${h.writerMods} writer mods`] : []),
+      ...(h.earlierRows > 0 ? [`${h.earlierRows} restored rows`] : []),
+    ];
+    const sum = parts.length > 1 ? ` (${parts.join(' + ')})` : ' mods';
+    failed.push(`nothing else in history: stream rows ${h.streamRows} ≠ ${expected}${sum}`);
   }
   return failed;
+}
+
+/** One BatchWrite request as the Spanner emulator recorded it: each group's status and the rows it writes. */
+export interface AppliedWrites {
+  outcomes: Array<{ code: number; rows: string[] }>;
+}
+
+/**
+ * Rows the writer function applied, by table: every group BatchWrite applied (status OK, whether or not its
+ * answer reached the writer) writes its rows (`Table [key…]`), each one mod of the change stream; a group
+ * that failed wrote nothing (groups are applied independently: spanner-writer.md, "The RPC").
+ */
+export function writerModsOf(requests: AppliedWrites[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const r of requests) {
+    for (const o of r.outcomes) {
+      if (o.code !== 0) continue;
+      for (const row of o.rows) {
+        const table = row.slice(0, row.indexOf(' ['));
+        out[table] = (out[table] ?? 0) + 1;
+      }
+    }
+  }
+  return out;
 }
 
 /** Compares every configured BigQuery table with Spanner. */
@@ -321,7 +357,9 @@ export function formatVerdict(result: VerifyResult): string {
   }
   for (const h of result.histories) {
     lines.push(
-      `  ${h.source} → ${h.history}: ${h.expectedMods} mods committed; history COUNT(*) ${h.historyRows}, ` +
+      `  ${h.source} → ${h.history}: ${h.expectedMods} mods committed` +
+        (h.writerMods > 0 ? `, ${h.writerMods} through the writer` : '') +
+        `; history COUNT(*) ${h.historyRows}, ` +
         `COUNT(DISTINCT change_id) ${h.distinctChangeIds}, stream rows ${h.streamRows}; ` +
         `missing ${h.missing.count}, written twice ${h.duplicates}` +
         (h.earlierRows > 0 ? `, ${h.earlierRows} stream rows restored from before this run` : '') +

@@ -63,6 +63,8 @@ it('a stack restarted on the same --data-dir continues the pipeline where it sto
     'gcs',
     'lineage',
     'spanner',
+    // The ports of the first start, listened on again by the next (ADR-2204).
+    'stack-ports.json',
     'tasks',
   ]);
 

@@ -286,7 +286,14 @@ test('npm run emulators -- --data-dir keeps each emulator in its own directory',
   const exited = new Promise((r) => run.child.once('exit', r));
   run.child.kill('SIGTERM');
   await exited;
-  expect(readdirSync(dataDir).sort()).toEqual(['bigquery', 'gcs', 'lineage', 'spanner', 'tasks']);
+  expect(readdirSync(dataDir).sort()).toEqual([
+    'bigquery',
+    'emulators-ports.json',
+    'gcs',
+    'lineage',
+    'spanner',
+    'tasks',
+  ]);
   const again = await startCli(dataDir);
   try {
     const got = await fetch(`${again.addresses.gcs?.http}/storage/v1/b/cli-bucket`);

@@ -1,6 +1,6 @@
 /** `npm start` flags: defaults, every option, and refusals that name the flag and list what is accepted. */
 import { parseStartOptions, USAGE } from '../../local/cli-options';
-import { statusFrame, statusLine, type ViewState } from '../../local/live-view';
+import { FinishedPartitions, statusFrame, statusLine, type ViewState } from '../../local/live-view';
 import { describeLogLine, shortLogLine } from '../../local/log-lines';
 import { fromNanos } from '../../shared/domain/timestamp';
 
@@ -83,6 +83,7 @@ const state: ViewState = {
     partitions: { waiting: 1, ready: 0, leased: 2, finished: 3, failed: 0 },
     errors: [],
   },
+  finishedSinceStart: 5,
   rows: [{ table: 'customers', rows: 4 }],
   workload: null,
   functionErrors: 0,
@@ -91,7 +92,31 @@ const state: ViewState = {
 
 it('renders one status line for non-TTY output', () => {
   expect(statusLine(state)).toBe(
-    'lag 2.5s | partitions active 2 waiting 1 finished 3 failed 0 | rows customers=4 | no workload | errors 0',
+    'lag 2.5s | partitions active 2 waiting 1 finished since start 5 failed 0 | rows customers=4 | no workload | errors 0',
+  );
+});
+
+it('counts each partition the reader finished once, though the ledger deletes finished entries', () => {
+  const finished = new FinishedPartitions();
+  const line = (fn: 'reader' | 'scheduler', message: string, partition: string) => {
+    const json = {
+      severity: 'INFO',
+      message,
+      'logging.googleapis.com/labels': { pipeline: 'sluice', partition, window: `${partition}@17` },
+      end: '2025-01-01T00:00:00Z',
+    };
+    return { function: fn, severity: 'INFO', text: JSON.stringify(json), json };
+  };
+  finished.observe(line('reader', 'partition.finished', 'p1'));
+  finished.observe(line('reader', 'reader.window', 'p2'));
+  finished.observe(line('scheduler', 'partition.finished', 'p3'));
+  finished.observe(line('reader', 'partition.finished', 'p1'));
+  finished.observe(line('reader', 'partition.finished', 'p4'));
+  finished.observe({ function: 'reader', severity: 'INFO', text: 'partition.finished' });
+  expect(finished.count).toBe(2);
+  // The frame shows this count, not the ledger's finished entries (3 here, 0 once deleted).
+  expect(statusFrame({ ...state, finishedSinceStart: finished.count })[1]).toBe(
+    'partitions     active 2 waiting 1 finished since start 2 failed 0',
   );
 });
 
@@ -117,7 +142,8 @@ it('prints a function log line in short form, with its fields and RFC 3339 time'
   };
   const line = { function: 'reader' as const, severity: 'ERROR', text: JSON.stringify(json), json };
   expect(shortLogLine(line, new Date(Date.UTC(2025, 0, 2, 3, 4, 5, 6)))).toBe(
-    '2025-01-02T03:04:05.006Z ERROR   reader: reader.window-failed: deadline exceeded {"partition":"p1","attempt":2}',
+    // Every line of the message, on one line (a reason of several lines is not cut at its first).
+    '2025-01-02T03:04:05.006Z ERROR   reader: reader.window-failed: deadline exceeded   at x {"partition":"p1","attempt":2}',
   );
   expect(describeLogLine({ function: 'scheduler', severity: 'ERROR', text: 'TypeError: boom' })).toBe(
     'scheduler: TypeError: boom',

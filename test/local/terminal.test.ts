@@ -41,15 +41,22 @@ async function blockBigQuery(ready: Ready): Promise<void> {
 }
 
 it('Ctrl-C waits for catch-up, finds BigQuery equal to Spanner and exits 0', async () => {
-  const { term, ready } = await started('--dialect postgresql --seed 42');
+  const { term, ready } = await started('--dialect postgresql --seed 42 --lineage');
   expect(ready.spanner.dialect).toBe('POSTGRESQL');
   expect(ready.lineage.endpoint).toMatch(/^127\.0\.0\.1:\d+$/);
-  // The pipeline's START reached the local Data Lineage API; its column edges are printed one per line.
-  await term.waitFor(/lineage: \d+ run event\(s\) received, [1-9]\d* column edge\(s\)/, 60_000);
+  // The pipeline's START reached the local Data Lineage API; with --lineage its column edges follow the
+  // summary line, one per line.
+  const summary = await term.waitFor(
+    /lineage: ([1-9]\d*) column edges from \d+ run events? — listed below/,
+    60_000,
+  );
   await term.waitFor(
     / {2}spanner:\/\/sluice-local:local:demo\.\w+\.\w+ → bigquery:sluice-local\.sluice_demo\.\w+\.\w+/,
     10_000,
   );
+  // The summary's count is the emulator's, as its admin endpoint serves it.
+  const edges = (await (await fetch(`${ready.lineage.adminUrl}/edges`)).json()) as unknown[];
+  expect(edges).toHaveLength(Number(summary[1]));
   await term.waitFor(/txns [1-9]\d\d /, 60_000);
   term.interrupt();
   await term.waitFor(/stopping: catch-up/, 10_000);
@@ -65,7 +72,13 @@ it('Ctrl-C waits for catch-up, finds BigQuery equal to Spanner and exits 0', asy
 
 it('exits 1 when the pipeline cannot catch up, showing the latest error', async () => {
   const { term, ready } = await started('--seed 7 --catch-up-timeout 5');
+  // Without --lineage one summary line says where the edges are, and no edge is printed.
+  await term.waitFor(
+    /lineage: [1-9]\d* column edges from \d+ run events? — npm start -- --lineage lists them, or GET http:\/\/127\.0\.0\.1:\d+\/edges/,
+    60_000,
+  );
   await term.waitFor(/txns [1-9]\d /, 60_000);
+  expect(term.output).not.toMatch(/ → bigquery:/);
   await blockBigQuery(ready);
   await term.waitFor(/last error {5}reader: /, 60_000);
   term.interrupt();

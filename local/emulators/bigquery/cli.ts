@@ -12,6 +12,9 @@ function port(value: string | boolean | undefined): number {
 
 /** The BigQuery emulator as the shared CLI starts it. */
 export const cli: EmulatorCli = {
+  usage:
+    'usage: npm run emulator -- bigquery --port <grpc> --rest-port <http> [--admin-port <p>] [--project <id>] [--create-stream-quota <n>[/<window ms>]] [--data-dir dir]',
+  portFlags: { grpc: 'port', rest: 'restPort', admin: 'adminPort' },
   async start(options: CliOptions) {
     const quota: CreateStreamQuota | undefined =
       typeof options.createStreamQuota === 'string'

@@ -6,6 +6,7 @@
  */
 import Database from 'better-sqlite3';
 import { parseTimestamp } from '../../../shared/domain/timestamp';
+import { isAggregate, runGrouped } from './aggregate';
 import type { Catalog, Table } from './catalog';
 import { CHANGE_SEQUENCE_NUMBER, CHANGE_TYPE } from './decode';
 import { type Field, findField } from './schema';
@@ -128,10 +129,8 @@ function resultFields(table: Source, q: SelectQuery): Field[] {
   let unnamed = 0;
   return q.items.flatMap((item): Field[] => {
     if (item.kind === 'star') return table.fields;
-    if (item.kind === 'count') {
-      if (item.distinct !== undefined) column(table, item.distinct);
+    if (item.kind === 'aggregate')
       return [{ name: item.alias ?? `f${unnamed++}_`, type: 'INT64', mode: 'NULLABLE' }];
-    }
     return [{ ...column(table, item.name), name: item.alias ?? column(table, item.name).name }];
   });
 }
@@ -172,42 +171,27 @@ function evaluate(
 ): QueryResult {
   const q = parseSelect(sql);
   const source = sourceOf(catalog, defaultProject, resolveTable(catalog, defaultProject, q), depth);
-  const counts = q.items.filter((i) => i.kind === 'count');
-  if (counts.length > 0 && counts.length < q.items.length)
-    throw invalidQuery('SELECT list expression references a column which is neither grouped nor aggregated');
-  const fields = resultFields(source, q);
   const db = new Database(':memory:');
   try {
     loadRows(db, source);
     const binds: SqlValue[] = [];
     const where = q.where.length > 0 ? ` WHERE ${translateWhere(source, q.where, params, binds)}` : '';
+    if (isAggregate(q)) {
+      const col = (name: string) => column(source, name);
+      return runGrouped({ db, source, q, from: from(source, q, where), binds, column: col });
+    }
+    const fields = resultFields(source, q);
     const order = q.orderBy.map(
       (o) => `"${column(source, aliased(q.items, o.column)).name}" ${o.desc ? 'DESC' : 'ASC'}`,
     );
     const tail = `${order.length ? ` ORDER BY ${order.join(', ')}` : ''}${q.limit !== undefined ? ` LIMIT ${q.limit}` : ''}${q.offset !== undefined ? ` OFFSET ${q.offset}` : ''}`;
-    const select =
-      counts.length > 0
-        ? counts
-            .map((c, i) =>
-              c.kind === 'count' && c.distinct !== undefined
-                ? `COUNT(DISTINCT "${column(source, c.distinct).name}") AS n${i}`
-                : `COUNT(*) AS n${i}`,
-            )
-            .join(', ')
-        : '__i';
     let stmt: Database.Statement;
     try {
-      stmt = db.prepare(`SELECT ${select} FROM ${from(source, q, where)}${tail}`).safeIntegers(true);
+      stmt = db.prepare(`SELECT __i FROM ${from(source, q, where)}${tail}`).safeIntegers(true);
     } catch (err) {
       throw invalidQuery(`Syntax error: ${(err as Error).message}`);
     }
     const found = stmt.all(...binds) as Array<Record<string, bigint>>;
-    if (counts.length > 0) {
-      return {
-        fields,
-        rows: [Object.fromEntries(fields.map((f, i) => [f.name, found[0]?.[`n${i}`] ?? 0n]))],
-      };
-    }
     return { fields, rows: found.map((f) => project(source.rows[Number(f.__i)]!, source, q, fields)) };
   } finally {
     db.close();

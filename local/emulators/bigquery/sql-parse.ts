@@ -1,7 +1,8 @@
 /**
- * Parser for the SELECT subset the emulator answers: `SELECT *|columns|COUNT(*)|COUNT(DISTINCT column), …
- * FROM table [WHERE …]
- * [ORDER BY …] [LIMIT n [OFFSET m]]`. Anything else is refused with BigQuery's `invalidQuery` error.
+ * Parser for the SELECT subset the emulator answers: `SELECT *|columns|aggregates, … FROM table [WHERE …]
+ * [GROUP BY columns|ordinals] [QUALIFY …] [ORDER BY …] [LIMIT n [OFFSET m]]`, where an aggregate is
+ * `COUNT(*)`, `COUNT([DISTINCT] column)` or `ANY_VALUE(column)`, optionally compared with another by `=`.
+ * Anything else is refused with BigQuery's `invalidQuery` error.
  */
 import { ApiError } from './catalog';
 
@@ -12,15 +13,25 @@ export interface Token {
   pos: number;
 }
 
+/** An aggregate function of a column (`COUNT` with neither column nor distinct is `COUNT(*)`). */
+export type Aggregate =
+  | { fn: 'COUNT'; column?: string; distinct?: boolean }
+  | { fn: 'ANY_VALUE'; column: string };
+
+/** One item of the SELECT list. */
+export type SelectItem =
+  | { kind: 'star' }
+  /** An aggregate, or (`equals`) the BOOL of two aggregates compared with `=`. */
+  | { kind: 'aggregate'; agg: Aggregate; equals?: Aggregate; alias?: string }
+  | { kind: 'column'; name: string; alias?: string };
+
 /** A parsed query. */
 export interface SelectQuery {
-  items: Array<
-    | { kind: 'star' }
-    | { kind: 'count'; alias?: string; distinct?: string }
-    | { kind: 'column'; name: string; alias?: string }
-  >;
+  items: SelectItem[];
   table: string[];
   where: Token[];
+  /** `GROUP BY` columns (ordinals resolved to the SELECT list's columns). */
+  groupBy: string[];
   orderBy: Array<{ column: string; desc: boolean }>;
   /** `QUALIFY ROW_NUMBER() OVER (PARTITION BY … ORDER BY …) <op> n`: the dedup pattern of views. */
   qualify?: Qualify;
@@ -114,29 +125,66 @@ function alias(c: Cursor): string | undefined {
   return t?.kind === 'ident' && !isWord(t, 'FROM') ? name(c) : undefined;
 }
 
-function selectItems(c: Cursor): SelectQuery['items'] {
-  const items: SelectQuery['items'] = [];
+const AGGREGATES = new Set(['COUNT', 'ANY_VALUE']);
+
+/** `COUNT(*)`, `COUNT([DISTINCT] column)` or `ANY_VALUE(column)`, the function name already read. */
+function aggregate(c: Cursor, fn: string): Aggregate {
+  c.expect('(');
+  let agg: Aggregate;
+  if (fn === 'COUNT') {
+    const distinct = c.word('DISTINCT');
+    if (!distinct && c.peek()?.text === '*') {
+      c.next();
+      agg = { fn: 'COUNT' };
+    } else agg = { fn: 'COUNT', column: name(c), ...(distinct ? { distinct } : {}) };
+  } else agg = { fn: 'ANY_VALUE', column: name(c) };
+  c.expect(')');
+  return agg;
+}
+
+function selectItem(c: Cursor): SelectItem {
+  const t = c.peek();
+  if (t?.text === '*') {
+    c.next();
+    return { kind: 'star' };
+  }
+  const n = name(c);
+  if (c.peek()?.text !== '(') return { kind: 'column', name: n };
+  const fn = n.toUpperCase();
+  if (!AGGREGATES.has(fn)) throw invalidQuery(`Function not supported by the emulator: ${n}`);
+  const agg = aggregate(c, fn);
+  if (c.peek()?.text !== '=') return { kind: 'aggregate', agg };
+  c.next();
+  const other = name(c).toUpperCase();
+  if (!AGGREGATES.has(other)) throw invalidQuery('The emulator compares only two aggregates with =');
+  return { kind: 'aggregate', agg, equals: aggregate(c, other) };
+}
+
+function selectItems(c: Cursor): SelectItem[] {
+  const items: SelectItem[] = [];
   do {
-    const t = c.peek();
-    if (t?.text === '*') {
-      c.next();
-      items.push({ kind: 'star' });
-    } else if (isWord(t, 'COUNT')) {
-      c.next();
-      c.expect('(');
-      const distinct = c.word('DISTINCT') ? name(c) : undefined;
-      if (distinct === undefined) c.expect('*');
-      c.expect(')');
-      const a = alias(c);
-      items.push({ kind: 'count', ...(a ? { alias: a } : {}), ...(distinct ? { distinct } : {}) });
-    } else {
-      const n = name(c);
-      if (c.peek()?.text === '(') throw invalidQuery(`Function not supported by the emulator: ${n}`);
-      const a = alias(c);
-      items.push({ kind: 'column', name: n, ...(a ? { alias: a } : {}) });
-    }
+    const item = selectItem(c);
+    const a = item.kind === 'star' ? undefined : alias(c);
+    items.push(a && item.kind !== 'star' ? { ...item, alias: a } : item);
   } while (c.peek()?.text === ',' && c.next());
   return items;
+}
+
+/** `GROUP BY a, b` or `GROUP BY 1, 2` (ordinals of the SELECT list, which must name columns there). */
+function groupBy(c: Cursor, items: SelectItem[]): string[] {
+  if (!c.word('BY')) throw invalidQuery('Syntax error: Expected keyword BY');
+  const out: string[] = [];
+  do {
+    const t = c.peek();
+    if (t?.kind !== 'number') {
+      out.push(name(c));
+      continue;
+    }
+    const item = items[integer(c) - 1];
+    if (item?.kind !== 'column') throw invalidQuery(`GROUP BY ordinal ${t.text} does not name a column`);
+    out.push(item.name);
+  } while (c.peek()?.text === ',' && c.next());
+  return out;
 }
 
 function tablePath(c: Cursor): string[] {
@@ -201,8 +249,9 @@ export function parseSelect(sql: string): SelectQuery {
   c.next();
   const items = selectItems(c);
   if (!c.word('FROM')) throw invalidQuery('Syntax error: Expected keyword FROM');
-  const query: SelectQuery = { items, table: tablePath(c), where: [], orderBy: [] };
+  const query: SelectQuery = { items, table: tablePath(c), where: [], groupBy: [], orderBy: [] };
   if (c.word('WHERE')) query.where = c.until('ORDER', 'LIMIT', 'GROUP', 'HAVING', 'QUALIFY');
+  if (c.word('GROUP')) query.groupBy = groupBy(c, items);
   if (c.word('QUALIFY')) query.qualify = qualify(c);
   if (c.word('ORDER')) {
     if (!c.word('BY')) throw invalidQuery('Syntax error: Expected keyword BY');

@@ -7,6 +7,9 @@ import { startGcsEmulator } from './emulator';
 
 /** Entry point used by `local/emulators/cli.ts`. */
 export const cli: EmulatorCli = {
+  usage:
+    'usage: npm run emulator -- gcs [--port 9199] [--admin-port 9200] [--bucket name] [--min-write-interval-ms 1000] [--data-dir dir]',
+  portFlags: { http: 'port', admin: 'adminPort' },
   async start(options) {
     const emulator = await startGcsEmulator({
       port: intFlag(options['port'], 0),

@@ -17,6 +17,9 @@ function num(v: string | boolean | undefined, fallback: number): number {
 
 /** The Spanner emulator's CLI entry. */
 export const cli: EmulatorCli = {
+  usage:
+    'usage: npm run emulator -- spanner --port 9010 [--admin-port 9011] [--partitions N | --partition-bytes 4194304] [--initial-partitions 2] [--churn-ms 30000] [--no-change-streams] [--no-retention-check] [--database projects/p/instances/i/databases/d --dialect postgresql] [--data-dir dir]',
+  portFlags: { grpc: 'port', admin: 'adminPort' },
   async start(options: CliOptions) {
     const emu = await startSpannerEmulator({
       port: num(options.port, 0),
