@@ -82,8 +82,15 @@ export function depsFromClients(
     log,
     dataBoostDefault: env.SLUICE_DATA_BOOST === 'true',
     ...writerPrefixOf(env),
+    ...sealKeyOf(env),
     enrichments: enrichmentsOf(adapters, store, config, log),
   };
+}
+
+/** The key the backfill's own dead letters are sealed with (oversized history rows, ADR-2114). */
+function sealKeyOf(env: Record<string, string | undefined>): Pick<BackfillDeps, 'deadLetterKey'> {
+  const { key } = parseSealSettings(env);
+  return key ? { deadLetterKey: key } : {};
 }
 
 /** The lookups' enrichers, when the adapters give a dimension reader and a full catalog (the real ones do). */

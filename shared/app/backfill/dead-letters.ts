@@ -21,7 +21,7 @@ import type { BackfillDeps } from './deps';
  * `fail`, fail the attempt with a BadRecordError naming the row).
  */
 export async function appendableHistory(
-  deps: Pick<BackfillDeps, 'config' | 'store' | 'now' | 'log'>,
+  deps: Pick<BackfillDeps, 'config' | 'store' | 'now' | 'log' | 'deadLetterKey'>,
   job: BackfillJob,
   table: JobTable,
   rows: HistoryRow[],
@@ -40,11 +40,12 @@ export async function appendableHistory(
 
 /** Writes one dead letter per rejected snapshot row (an existing one counts: an earlier attempt wrote it). */
 async function setAside(
-  deps: Pick<BackfillDeps, 'config' | 'store' | 'now' | 'log'>,
+  deps: Pick<BackfillDeps, 'config' | 'store' | 'now' | 'log' | 'deadLetterKey'>,
   job: BackfillJob,
   rejected: RejectedRecord[],
 ): Promise<void> {
-  const letters = new DeadLetterStore(deps.store, deps.config.pipeline);
+  // Sealed like the reader's letters, or replay would refuse them as untrusted (ADR-2305).
+  const letters = new DeadLetterStore(deps.store, deps.config.pipeline, { sealKey: deps.deadLetterKey });
   for (const r of rejected) {
     const failed = failedRecord(r);
     const letter = newDeadLetter({

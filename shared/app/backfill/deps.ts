@@ -30,6 +30,8 @@ export interface BackfillDeps {
    * Absent: `POST /dead-letters/replay` answers 503.
    */
   replay?: { catalog: SpannerCatalog; tables: TableRegistry; seal: SealSettings } | undefined;
+  /** Key the backfill seals its own dead letters with, as the reader does (ADR-2305); absent: unsigned. */
+  deadLetterKey?: Buffer;
   replica: ReplicaSink;
   history: HistorySink;
   /** URL of the worker route (`…/backfills/tasks`) that Cloud Tasks calls. */

@@ -6,6 +6,7 @@
 import { getBackfill, runPartition, startBackfill } from '../../../shared/app/backfill';
 import { DeadLetterStore } from '../../../shared/app/ledger';
 import { parsePartitionTask } from '../../../shared/domain/backfill/job';
+import { checkSeal } from '../../../shared/domain/dead-letter-seal';
 import { formatTimestamp } from '../../../shared/domain/timestamp';
 import { harness } from './support';
 
@@ -30,9 +31,10 @@ function seed(h: H, heavy: number): void {
   }
 }
 
-async function backfillWithHeavyRow(policy: 'fail' | 'dead-letter') {
+async function backfillWithHeavyRow(policy: 'fail' | 'dead-letter', deadLetterKey?: Buffer) {
   const h = harness();
   h.deps.config.onBadRecord = policy;
+  if (deadLetterKey) h.deps.deadLetterKey = deadLetterKey;
   seed(h, 3);
   const started = await startBackfill(h.deps, { tables: ['Orders'] });
   if (!started.ok) throw new Error(started.problems.join('; '));
@@ -66,6 +68,19 @@ describe('a backfill row whose history row is over the AppendRows request limit'
     ]);
     expect((await letters.counts()).pending).toBe(1);
     expect(h.lines.some((l) => l.includes('"record.dead-lettered"') && l.includes(job.id))).toBe(true);
+  });
+
+  it('under dead-letter with a key: the letter is sealed as the reader seals its own, so replay trusts it', async () => {
+    const key = Buffer.alloc(32, 7);
+    const { h } = await backfillWithHeavyRow('dead-letter', key);
+    const letters = new DeadLetterStore(h.store, 'demo');
+    const [item] = (await letters.page({})).items;
+    const letter = (await letters.read(String(item?.id)))?.value;
+    expect(letter?.seal).toMatch(/^hmac-sha256:/);
+    expect(checkSeal(letter as NonNullable<typeof letter>, { key, trustUnsigned: false })).toEqual({
+      trusted: true,
+      unsigned: false,
+    });
   });
 
   it('under dead-letter: a partition retried after a crash finds the letter it wrote, and no history row twice', async () => {
