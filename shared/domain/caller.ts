@@ -11,6 +11,7 @@
  */
 import { z } from 'zod';
 import { ConfigError } from './config';
+import { parseVariables } from './env-variables';
 
 /** How callers are identified: by Cloud Run's verified token, or (local stack) also by a loopback address. */
 export type CallerMode = 'cloud-run' | 'trust-loopback';
@@ -37,15 +38,7 @@ const schema = z.strictObject({
 
 /** Parses the caller policy. @throws ConfigError naming every bad variable. */
 export function parseCallerPolicy(env: Record<string, string | undefined>): CallerPolicy {
-  const input: Record<string, string> = {};
-  for (const key of CALLER_VARIABLES) {
-    const v = env[key]?.trim();
-    if (v) input[key] = v;
-  }
-  const parsed = schema.safeParse(input);
-  if (!parsed.success)
-    throw new ConfigError(parsed.error.issues.map((i) => ({ path: String(i.path[0]), rule: i.message })));
-  const d = parsed.data;
+  const d = parseVariables(env, CALLER_VARIABLES, schema);
   if (d.SLUICE_CALLER_IDENTITY === 'cloud-run' && !d.SLUICE_TASKS_SERVICE_ACCOUNT)
     throw new ConfigError([
       {

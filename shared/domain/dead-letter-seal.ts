@@ -7,7 +7,7 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
-import { ConfigError } from './config';
+import { parseVariables } from './env-variables';
 import { ledgerReplacer } from './ledger/codec';
 
 /** The settings of sealing and checking letters. */
@@ -52,15 +52,7 @@ const schema = z.strictObject({
 
 /** Parses the seal settings. @throws ConfigError naming every bad variable. */
 export function parseSealSettings(env: Record<string, string | undefined>): SealSettings {
-  const input: Record<string, string> = {};
-  for (const key of SEAL_VARIABLES) {
-    const v = env[key]?.trim();
-    if (v) input[key] = v;
-  }
-  const parsed = schema.safeParse(input);
-  if (!parsed.success)
-    throw new ConfigError(parsed.error.issues.map((i) => ({ path: String(i.path[0]), rule: i.message })));
-  const d = parsed.data;
+  const d = parseVariables(env, SEAL_VARIABLES, schema);
   return {
     key: d.SLUICE_DEAD_LETTER_KEY ? Buffer.from(d.SLUICE_DEAD_LETTER_KEY, 'base64') : undefined,
     trustUnsigned: d.SLUICE_TRUST_UNSIGNED_DEAD_LETTERS === 'true',

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { ConfigError, type ConfigIssue } from '../config';
+import { parseVariables } from '../env-variables';
 import { type LogValues, logValuesSchema } from '../log-values';
 import { millis } from '../zod-helpers';
 import { type BatchLimits, DEFAULT_BATCH_LIMITS } from './batching';
@@ -137,15 +138,7 @@ function crossIssues(c: WriterConfig, bucketGiven: boolean, ledgerBucket?: strin
  * defaults. @throws ConfigError naming every bad variable.
  */
 export function parseWriterConfig(env: Record<string, string | undefined>): WriterConfig {
-  const input: Record<string, string> = {};
-  for (const key of WRITER_VARIABLES) {
-    const v = env[key]?.trim();
-    if (v) input[key] = v;
-  }
-  const parsed = schema.safeParse(input);
-  if (!parsed.success)
-    throw new ConfigError(parsed.error.issues.map((i) => ({ path: String(i.path[0]), rule: i.message })));
-  const e = parsed.data;
+  const e = parseVariables(env, WRITER_VARIABLES, schema);
   const config: WriterConfig = {
     pipeline: e.SLUICE_PIPELINE,
     project: e.SLUICE_PROJECT,
