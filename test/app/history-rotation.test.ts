@@ -8,31 +8,18 @@
 process.env.METADATA_SERVER_DETECTION = 'none';
 delete process.env.BIGQUERY_EMULATOR_HOST;
 
-import { type BigQueryEmulator, startBigQueryEmulator } from '../../local/emulators/bigquery/emulator';
 import { BigQueryHistorySink } from '../../shared/adapters/bigquery/history-sink';
 import { addMillis } from '../../shared/domain/timestamp';
+import { bigQueryEmulatorForFile } from '../emulators/bigquery/support/emulator-for-file';
 import { Harness } from './support/harness';
 
 const PROJECT = 'test-project';
-let emu: BigQueryEmulator;
-let datasets = 0;
-
-beforeAll(async () => {
-  emu = await startBigQueryEmulator({ grpcPort: 0, restPort: 0, projectId: PROJECT });
-});
-afterAll(async () => {
-  await emu?.stop();
-});
+const bq = bigQueryEmulatorForFile(PROJECT);
 
 async function setup() {
-  const dataset = `rot_${++datasets}`;
-  const bigquery = emu.bigquery();
-  await bigquery.createDataset(dataset);
+  const { dataset, bigquery, clients } = await bq.freshDataset('rot');
   // Schema reads are never reused here, so a change shows at the next flush (production: within a minute).
-  const history = new BigQueryHistorySink(
-    { bigquery, writer: emu.writerClient() },
-    { projectId: PROJECT, dataset, schemaTtlMs: 0 },
-  );
+  const history = new BigQueryHistorySink(clients, { projectId: PROJECT, dataset, schemaTtlMs: 0 });
   const h = new Harness({ roots: 2, historySink: history, config: { bigquery: { dataset } } });
   return { h, history, bigquery, dataset };
 }
@@ -70,7 +57,7 @@ function committedMods(h: Harness): number {
 }
 
 function changeIds(dataset: string): string[] {
-  return emu.admin.tableRows(dataset, 'orders_history').map((r) => String(r.change_id));
+  return bq.emu.admin.tableRows(dataset, 'orders_history').map((r) => String(r.change_id));
 }
 
 it('replaces every stream after a column is added to the history table, with no row lost or repeated', async () => {
@@ -93,7 +80,7 @@ it('replaces every stream after a column is added to the history table, with no 
   expect(new Set(after.map((c) => c.schema)).size).toBe(1);
   expect(after[0]?.schema).not.toBe(before[0]?.schema);
   // The replaced streams are finalized; each held what its partition's cursor said.
-  const streams = emu.admin.writeStreams(dataset, 'orders_history');
+  const streams = bq.emu.admin.writeStreams(dataset, 'orders_history');
   for (const e of rotated) {
     const old = streams.find((s) => s.name === e.previous);
     expect(old).toMatchObject({ finalized: true, rows: Number(e.previousRows) });
@@ -110,8 +97,8 @@ it('replaces a stream BigQuery forgot or that was finalized elsewhere, and loses
   const [first, second] = await cursors(h);
   expect(first).toBeDefined();
   expect(second).toBeDefined();
-  emu.admin.expireWriteStream(first!.stream);
-  await emu.writerClient().finalizeWriteStream({ name: second!.stream });
+  bq.emu.admin.expireWriteStream(first!.stream);
+  await bq.emu.writerClient().finalizeWriteStream({ name: second!.stream });
   await commitAndCatchUp(h, 40, 20);
   const reasons = h.events('history.stream-rotated').map((e) => e.reason);
   expect(reasons).toContain('gone');
@@ -127,7 +114,11 @@ it('takes a finalize answer without a row count as unknown, not as rows BigQuery
   const { h, history, bigquery, dataset } = await setup();
   await commitAndCatchUp(h, 20, 0);
   // FinalizeWriteStream answers without row_count (the client reads it as 0) from now on.
-  const rule = emu.admin.faults.add({ method: 'FinalizeWriteStream', times: Infinity, omit: ['rowCount'] });
+  const rule = bq.emu.admin.faults.add({
+    method: 'FinalizeWriteStream',
+    times: Infinity,
+    omit: ['rowCount'],
+  });
   try {
     const table = bigquery.dataset(dataset).table('orders_history');
     const [m] = await table.getMetadata();
@@ -136,7 +127,7 @@ it('takes a finalize answer without a row count as unknown, not as rows BigQuery
     });
     await commitAndCatchUp(h, 20, 20);
   } finally {
-    emu.admin.faults.clear(rule);
+    bq.emu.admin.faults.clear(rule);
   }
   expect(h.events('history.stream-rotated').filter((e) => e.reason === 'schema').length).toBeGreaterThan(0);
   expect(h.events('history.stream-count-unknown').length).toBeGreaterThan(0);

@@ -7,30 +7,20 @@
 process.env.METADATA_SERVER_DETECTION = 'none';
 delete process.env.BIGQUERY_EMULATOR_HOST;
 
-import { type BigQueryEmulator, startBigQueryEmulator } from '../../local/emulators/bigquery/emulator';
+import type { BigQuery } from '@google-cloud/bigquery';
 import { BigQueryCompletenessSink } from '../../shared/adapters/bigquery/completeness-sink';
 import { BigQueryHistorySink } from '../../shared/adapters/bigquery/history-sink';
 import { classifyError } from '../../shared/domain/errors';
 import { HISTORY_TABLE_FIELDS } from '../../shared/domain/history-rows';
+import { bigQueryEmulatorForFile } from '../emulators/bigquery/support/emulator-for-file';
 import { rowsOf } from './history-sink.contract';
 import { at } from './sinks.contract';
 
 const PROJECT = 'test-project';
-let emu: BigQueryEmulator;
-let datasets = 0;
-
-beforeAll(async () => {
-  emu = await startBigQueryEmulator({ grpcPort: 0, restPort: 0, projectId: PROJECT });
-});
-afterAll(async () => {
-  await emu?.stop();
-});
+const bq = bigQueryEmulatorForFile(PROJECT);
 
 async function fresh() {
-  const dataset = `hist_${++datasets}`;
-  const bigquery = emu.bigquery();
-  await bigquery.createDataset(dataset);
-  const clients = { bigquery, writer: emu.writerClient() };
+  const { dataset, bigquery, clients } = await bq.freshDataset('hist');
   return {
     dataset,
     bigquery,
@@ -42,8 +32,8 @@ async function fresh() {
 it('answers CreateWriteStream beyond the quota at once, as a rate-limited retryable failure', async () => {
   const { history } = await fresh();
   await history.ensureTable('h');
-  const made = emu.admin.streamsCreated();
-  emu.admin.setCreateStreamQuota({ limit: made + 1, windowMs: 3_600_000 });
+  const made = bq.emu.admin.streamsCreated();
+  bq.emu.admin.setCreateStreamQuota({ limit: made + 1, windowMs: 3_600_000 });
   try {
     await history.createStream('h', 'committed');
     const started = Date.now();
@@ -52,12 +42,12 @@ it('answers CreateWriteStream beyond the quota at once, as a rate-limited retrya
     expect(err).toMatchObject({ code: 8 });
     expect(classifyError(err)).toBe('retryable');
   } finally {
-    emu.admin.setCreateStreamQuota({ limit: 10_000, windowMs: 3_600_000 });
+    bq.emu.admin.setCreateStreamQuota({ limit: 10_000, windowMs: 3_600_000 });
     history.close();
   }
 });
 
-async function addColumn(bigquery: ReturnType<BigQueryEmulator['bigquery']>, dataset: string, name: string) {
+async function addColumn(bigquery: BigQuery, dataset: string, name: string) {
   const table = bigquery.dataset(dataset).table('h');
   const [m] = await table.getMetadata();
   await table.setMetadata({
@@ -131,7 +121,7 @@ it('re-creates a completeness table keyed by source table alone with the (source
   const [m] = await bigquery.dataset(dataset).table('_sluice_completeness').getMetadata();
   expect(m.tableConstraints.primaryKey.columns).toEqual(['source_table', 'destination']);
   expect(notices).toEqual(['completeness.recreated']);
-  const rows = emu.admin.tableRows(dataset, '_sluice_completeness').map((r) => r.destination);
+  const rows = bq.emu.admin.tableRows(dataset, '_sluice_completeness').map((r) => r.destination);
   expect(rows.sort()).toEqual(['singers', 'singers_history']);
   sink.close();
 });
@@ -142,13 +132,13 @@ it('reads a FinalizeWriteStream answer without a row count as 0 (proto3 gives th
   await history.ensureTable('h');
   const s = await history.createStream('h', 'committed');
   expect(await history.appendAt('h', s.name, 0, rowsOf(3))).toEqual({ kind: 'appended' });
-  const rule = emu.admin.faults.add({ method: 'FinalizeWriteStream', times: 1, omit: ['rowCount'] });
+  const rule = bq.emu.admin.faults.add({ method: 'FinalizeWriteStream', times: 1, omit: ['rowCount'] });
   try {
     expect(await history.finalizeStream('h', s.name)).toBe(0);
     // Answered with the count again, it is the count.
     expect(await history.finalizeStream('h', s.name)).toBe(3);
   } finally {
-    emu.admin.faults.clear(rule);
+    bq.emu.admin.faults.clear(rule);
     history.close();
   }
 });
@@ -156,14 +146,14 @@ it('reads a FinalizeWriteStream answer without a row count as 0 (proto3 gives th
 it('dates a stream whose CreateWriteStream answer has no creation time by its own clock, not the epoch', async () => {
   const { history } = await fresh();
   await history.ensureTable('h');
-  const rule = emu.admin.faults.add({ method: 'CreateWriteStream', times: 1, omit: ['createTime'] });
+  const rule = bq.emu.admin.faults.add({ method: 'CreateWriteStream', times: 1, omit: ['createTime'] });
   try {
     const before = BigInt(Date.now()) * 1_000_000n;
     const s = await history.createStream('h', 'committed');
     expect(BigInt(s.createdAt)).toBeGreaterThanOrEqual(before);
     expect(BigInt(s.createdAt)).toBeLessThanOrEqual(BigInt(Date.now()) * 1_000_000n);
   } finally {
-    emu.admin.faults.clear(rule);
+    bq.emu.admin.faults.clear(rule);
     history.close();
   }
 });
@@ -246,11 +236,11 @@ it.each([
     const { history } = await fresh();
     await history.ensureTable('h');
     const s = await history.createStream('h', 'committed');
-    const rule = emu.admin.faults.add({ method: 'AppendRowsStream', times: 1, afterItems: 0, code });
+    const rule = bq.emu.admin.faults.add({ method: 'AppendRowsStream', times: 1, afterItems: 0, code });
     try {
       expect(await history.appendAt('h', s.name, 3, rowsOf(2))).toEqual({ kind, offset: 3 });
     } finally {
-      emu.admin.faults.clear(rule);
+      bq.emu.admin.faults.clear(rule);
       history.close();
     }
   },

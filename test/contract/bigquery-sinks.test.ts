@@ -6,11 +6,11 @@ process.env.METADATA_SERVER_DETECTION = 'none';
 delete process.env.BIGQUERY_EMULATOR_HOST;
 
 import type { TableField } from '@google-cloud/bigquery';
-import { type BigQueryEmulator, startBigQueryEmulator } from '../../local/emulators/bigquery/emulator';
 import { BigQueryCompletenessSink } from '../../shared/adapters/bigquery/completeness-sink';
 import { BigQueryHistorySink } from '../../shared/adapters/bigquery/history-sink';
 import { BigQueryReplicaSink } from '../../shared/adapters/bigquery/replica-sink';
 import { toWriterValue } from '../../shared/domain/value-mapping';
+import { bigQueryEmulatorForFile } from '../emulators/bigquery/support/emulator-for-file';
 import { historyContract } from './history-sink.contract';
 import {
   at,
@@ -23,16 +23,7 @@ import {
 } from './sinks.contract';
 
 const PROJECT = 'test-project';
-let emu: BigQueryEmulator;
-let datasets = 0;
-
-beforeAll(async () => {
-  emu = await startBigQueryEmulator({ grpcPort: 0, restPort: 0, projectId: PROJECT });
-});
-
-afterAll(async () => {
-  await emu?.stop();
-});
+const bq = bigQueryEmulatorForFile(PROJECT);
 
 /** A cell as text: client objects (timestamps, dates, Big) by their value, BYTES as base64. */
 function cellText(v: unknown): string | null {
@@ -44,10 +35,7 @@ function cellText(v: unknown): string | null {
 
 /** A fresh dataset and sinks on it. */
 async function bigQueryHarness(opts: { maxStaleness?: string } = {}) {
-  const dataset = `ds_${++datasets}`;
-  const bigquery = emu.bigquery();
-  await bigquery.createDataset(dataset);
-  const clients = { bigquery, writer: emu.writerClient() };
+  const { dataset, bigquery, clients } = await bq.freshDataset('ds');
   const ref = { projectId: PROJECT, dataset };
   const replica = new BigQueryReplicaSink(clients, { ...ref, ...opts });
   const history = new BigQueryHistorySink(clients, ref);
@@ -95,7 +83,7 @@ historyContract('BigQuery emulator', async () => {
   const { bigquery, dataset, history, harness } = await bigQueryHarness();
   // About 4 rows of 200-character payloads per request.
   const chunked = new BigQueryHistorySink(
-    { bigquery, writer: emu.writerClient() },
+    { bigquery, writer: bq.emu.writerClient() },
     { projectId: PROJECT, dataset, limits: { maxRequestBytes: 4 * 560 } },
   );
   return {
@@ -206,9 +194,9 @@ describe('BigQuery sinks with the official clients', () => {
   it('rejects a write whose append BigQuery refused, with its code; the re-sent batch applies once', async () => {
     const { replica, harness } = await bigQueryHarness();
     await replica.ensureTable('singers', singers(), 'all');
-    emu.admin.failNextAppends(1, 3, 'Injected invalid argument.');
+    bq.emu.admin.failNextAppends(1, 3, 'Injected invalid argument.');
     await expect(replica.write('singers', insertOf(1, 'a'))).rejects.toMatchObject({ code: 3 });
-    emu.admin.failNextAppends(1, 14);
+    bq.emu.admin.failNextAppends(1, 14);
     await expect(replica.write('singers', insertOf(1, 'a'))).rejects.toMatchObject({ code: 14 });
     await replica.write('singers', insertOf(1, 'a'));
     await replica.write('singers', insertOf(1, 'a'));
@@ -262,13 +250,13 @@ describe('BigQuery sinks with the official clients', () => {
     const { replica, harness, dataset } = await bigQueryHarness();
     await replica.ensureTable('singers', singers(), 'all');
     await replica.write('singers', insertOf(1, 'a'));
-    emu.admin.faults.add({ method: 'AppendRows', times: 1, drop: true });
+    bq.emu.admin.faults.add({ method: 'AppendRows', times: 1, drop: true });
     await expect(replica.write('singers', insertOf(2, 'b'))).rejects.toMatchObject({ code: 14 });
     await replica.write('singers', insertOf(2, 'b'));
     await replica.write('singers', insertOf(3, 'c'));
     const ids = (await harness.replicaRows('singers')).map((r) => r.SingerId).sort();
     expect(ids).toEqual(['1', '2', '3']);
-    expect(emu.admin.ingestionHistory(dataset, 'singers').map((i) => i.changeType)).toEqual([
+    expect(bq.emu.admin.ingestionHistory(dataset, 'singers').map((i) => i.changeType)).toEqual([
       'UPSERT',
       'UPSERT',
       'UPSERT',
@@ -301,7 +289,7 @@ describe('BigQuery sinks with the official clients', () => {
   it('writes a column another instance added, reconnecting the connection it opened before', async () => {
     const { replica, bigquery, dataset, harness } = await bigQueryHarness();
     const other = new BigQueryReplicaSink(
-      { bigquery, writer: emu.writerClient() },
+      { bigquery, writer: bq.emu.writerClient() },
       { projectId: PROJECT, dataset },
     );
     await replica.ensureTable('singers', singers(), 'all');
@@ -325,7 +313,7 @@ describe('BigQuery sinks with the official clients', () => {
   it('adds columns two instances add at the same time: neither patch drops the other', async () => {
     const { replica, bigquery, dataset, harness } = await bigQueryHarness();
     const other = new BigQueryReplicaSink(
-      { bigquery, writer: emu.writerClient() },
+      { bigquery, writer: bq.emu.writerClient() },
       { projectId: PROJECT, dataset },
     );
     await replica.ensureTable('singers', singers(), 'all');
@@ -350,7 +338,7 @@ describe('BigQuery sinks with the official clients', () => {
     const { replica, harness, dataset } = await bigQueryHarness();
     await replica.ensureTable('singers', singers(), 'all');
     const small = new BigQueryReplicaSink(
-      { bigquery: emu.bigquery(), writer: emu.writerClient() },
+      { bigquery: bq.emu.bigquery(), writer: bq.emu.writerClient() },
       {
         projectId: PROJECT,
         dataset,
