@@ -8,21 +8,12 @@ import { join } from 'node:path';
 import type { HttpRequest } from '../../shared/http/health';
 import { checkStartup, failFast } from '../../shared/wiring/startup';
 import { KNOWN_VARIABLES, unknownVariables } from '../../shared/wiring/variables';
+import { BACKFILL_ENV, fakeResponse } from './support/fakes';
 
 const ROOT = join(__dirname, '..', '..');
 
 const ENV = {
-  SLUICE_PROJECT: 'my-project',
-  SLUICE_SPANNER_INSTANCE: 'inst',
-  SLUICE_SPANNER_DATABASE: 'db',
-  SLUICE_SPANNER_STREAM: 'S',
-  SLUICE_BIGQUERY_DATASET: 'ds',
-  SLUICE_LEDGER_BUCKET: 'ledger-bucket',
-  SLUICE_TABLES: '{"T":{"replica":"t"}}',
-  SLUICE_READER_URL: 'https://reader.example.com/',
-  SLUICE_READER_QUEUE: 'projects/my-project/locations/europe-west1/queues/readers',
-  SLUICE_BACKFILL_QUEUE: 'projects/my-project/locations/europe-west1/queues/backfill',
-  SLUICE_BACKFILL_URL: 'https://backfill.example.com/',
+  ...BACKFILL_ENV,
   // The backfill function's worker route admits only this account (ADR-2306); the deployment always sets it.
   SLUICE_TASKS_SERVICE_ACCOUNT: 'tasks@my-project.iam.gserviceaccount.com',
   SLUICE_GCS_ENDPOINT: 'http://127.0.0.1:1',
@@ -32,17 +23,7 @@ const ENV = {
 };
 
 function call(handler: ReturnType<typeof failFast>, method: string, path: string) {
-  const res = {
-    code: 0,
-    body: undefined as unknown,
-    status(c: number) {
-      res.code = c;
-      return res;
-    },
-    json(b: unknown) {
-      res.body = b;
-    },
-  };
+  const res = fakeResponse();
   const req: HttpRequest = { method, path, header: () => undefined };
   return Promise.resolve(handler(req, res)).then(() => res);
 }

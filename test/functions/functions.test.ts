@@ -6,34 +6,12 @@ import { createSchedulerHandler } from '../../functions/scheduler';
 import { ConfigError } from '../../shared/domain/config';
 import { createLogger } from '../../shared/domain/log';
 import { addMillis, formatTimestamp } from '../../shared/domain/timestamp';
-import type { HttpRequest } from '../../shared/http/health';
 import { assembleApp, createAppFromEnv, parseEnvironment } from '../../shared/wiring/app';
 import { Harness, T0 } from '../app/support/harness';
+import { fakeRequest, fakeResponse, PIPELINE_ENV } from './support/fakes';
 
-function request(
-  method: string,
-  path: string,
-  body?: unknown,
-  headers: Record<string, string> = {},
-): HttpRequest {
-  const lower = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
-  return { method, path, body, header: (name) => lower[name.toLowerCase()] };
-}
-
-function response() {
-  const res = {
-    code: 0,
-    body: undefined as unknown,
-    status(c: number) {
-      res.code = c;
-      return res;
-    },
-    json(b: unknown) {
-      res.body = b;
-    },
-  };
-  return res;
-}
+const request = fakeRequest;
+const response = fakeResponse;
 
 function setup() {
   const h = new Harness();
@@ -51,17 +29,7 @@ function setup() {
   };
 }
 
-const ENV = {
-  SLUICE_PROJECT: 'my-project',
-  SLUICE_SPANNER_INSTANCE: 'inst',
-  SLUICE_SPANNER_DATABASE: 'db',
-  SLUICE_SPANNER_STREAM: 'S',
-  SLUICE_BIGQUERY_DATASET: 'ds',
-  SLUICE_LEDGER_BUCKET: 'ledger-bucket',
-  SLUICE_TABLES: '{"T":{"replica":"t"}}',
-  SLUICE_READER_URL: 'https://reader.example.com/',
-  SLUICE_READER_QUEUE: 'projects/my-project/locations/europe-west1/queues/readers',
-};
+const ENV = PIPELINE_ENV;
 
 describe('scheduler function', () => {
   it('ticks on POST and answers GET /status with the status object', async () => {

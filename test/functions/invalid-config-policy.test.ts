@@ -10,20 +10,9 @@ import {
   InvalidInstanceConfig,
   invalidConfigPolicy,
 } from '../../shared/wiring/startup';
+import { BACKFILL_ENV } from './support/fakes';
 
-const VALID = {
-  SLUICE_PROJECT: 'my-project',
-  SLUICE_SPANNER_INSTANCE: 'inst',
-  SLUICE_SPANNER_DATABASE: 'db',
-  SLUICE_SPANNER_STREAM: 'S',
-  SLUICE_BIGQUERY_DATASET: 'ds',
-  SLUICE_LEDGER_BUCKET: 'ledger-bucket',
-  SLUICE_TABLES: '{"T":{"replica":"t"}}',
-  SLUICE_READER_URL: 'https://reader.example.com/',
-  SLUICE_READER_QUEUE: 'projects/my-project/locations/europe-west1/queues/readers',
-  SLUICE_BACKFILL_QUEUE: 'projects/my-project/locations/europe-west1/queues/backfill',
-  SLUICE_BACKFILL_URL: 'https://backfill.example.com/',
-};
+const VALID = BACKFILL_ENV;
 const BROKEN = { ...VALID, SLUICE_PROJECT: '', SLUICE_WINDOW_MAX_MS: 'soon' };
 
 /** The JSON lines `checkInstance` logs while `run` runs. */

@@ -6,6 +6,7 @@
 process.env.METADATA_SERVER_DETECTION = 'none';
 
 import { createWriterHandler } from '../../functions/writer';
+import { fakeResponse } from './support/fakes';
 import { BUCKET, names, post, reasons, WriterStack } from './support/writer-stack';
 
 const stack = new WriterStack();
@@ -158,17 +159,7 @@ test('a writer that cannot start answers 500 (bad configuration) or 503 (Spanner
   const lines: Array<Record<string, unknown>> = [];
   const write = process.stdout.write;
   const answer = async (err: unknown) => {
-    const res = {
-      code: 0,
-      body: undefined as unknown,
-      status(c: number) {
-        res.code = c;
-        return res;
-      },
-      json(b: unknown) {
-        res.body = b;
-      },
-    };
+    const res = fakeResponse();
     const handler = createWriterHandler(() => Promise.reject(err));
     process.stdout.write = ((chunk: string) => {
       lines.push(JSON.parse(chunk) as Record<string, unknown>);
