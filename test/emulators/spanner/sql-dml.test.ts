@@ -6,32 +6,21 @@
 process.env.METADATA_SERVER_DETECTION = 'none';
 
 import { Spanner } from '@google-cloud/spanner';
-import { createTestDatabase, type TestDatabase } from '../../../local/emulators/spanner/client';
-import { type RunningSpannerEmulator, startSpannerEmulator } from '../../../local/emulators/spanner/server';
+import { dialectDatabases } from './support/dialect-databases';
 
-let emu: RunningSpannerEmulator;
-let g: TestDatabase;
-let pg: TestDatabase;
-
-beforeAll(async () => {
-  emu = await startSpannerEmulator({ port: 0, changeStreams: false });
-  g = await createTestDatabase(emu, 'GOOGLE_STANDARD_SQL', [
-    'CREATE TABLE T (Key INT64 NOT NULL, S STRING(MAX), N NUMERIC) PRIMARY KEY (Key)',
-    'CREATE TABLE Big (Key INT64 NOT NULL, N NUMERIC, F FLOAT64) PRIMARY KEY (Key)',
-  ]);
-  pg = await createTestDatabase(emu, 'POSTGRESQL', [
-    'CREATE TABLE t (key varchar NOT NULL PRIMARY KEY, s varchar, n bigint)',
-  ]);
-});
-
-afterAll(async () => {
-  await g?.close();
-  await pg?.close();
-  await emu?.stop();
-});
+const t = dialectDatabases(
+  {
+    GOOGLE_STANDARD_SQL: [
+      'CREATE TABLE T (Key INT64 NOT NULL, S STRING(MAX), N NUMERIC) PRIMARY KEY (Key)',
+      'CREATE TABLE Big (Key INT64 NOT NULL, N NUMERIC, F FLOAT64) PRIMARY KEY (Key)',
+    ],
+    POSTGRESQL: ['CREATE TABLE t (key varchar NOT NULL PRIMARY KEY, s varchar, n bigint)'],
+  },
+  { changeStreams: false },
+);
 
 test('THEN RETURN and RETURNING give the written rows and the row count', async () => {
-  await g.database.runTransactionAsync(async (tx) => {
+  await t.g.database.runTransactionAsync(async (tx) => {
     const [inserted, stats] = (await tx.run({
       sql: 'INSERT INTO T (Key, S) VALUES (@k, @s) THEN RETURN Key, S, N',
       params: { k: 1, s: 'a' },
@@ -49,7 +38,7 @@ test('THEN RETURN and RETURNING give the written rows and the row count', async 
     expect(deleted).toEqual([{ S: 'b' }]);
     await tx.commit();
   });
-  await pg.database.runTransactionAsync(async (tx) => {
+  await t.pg.database.runTransactionAsync(async (tx) => {
     const [rows] = await tx.run({
       sql: 'INSERT INTO t (key, s) VALUES ($1, $2) RETURNING *',
       params: { p1: 'k', p2: 'x' },
@@ -67,7 +56,7 @@ test('THEN RETURN and RETURNING give the written rows and the row count', async 
 
 test('values that do not fit their column are the service errors', async () => {
   const run = (sql: string, params: Record<string, unknown> = {}) =>
-    g.database.runTransactionAsync(async (tx) => {
+    t.g.database.runTransactionAsync(async (tx) => {
       await tx.runUpdate({ sql, params });
       await tx.commit();
     });
@@ -87,7 +76,7 @@ test('values that do not fit their column are the service errors', async () => {
 
 test('INSERT OR UPDATE and INSERT OR IGNORE', async () => {
   const count = async (sql: string) =>
-    g.database.runTransactionAsync(async (tx) => {
+    t.g.database.runTransactionAsync(async (tx) => {
       const [n] = await tx.runUpdate(sql);
       await tx.commit();
       return n;
@@ -95,7 +84,7 @@ test('INSERT OR UPDATE and INSERT OR IGNORE', async () => {
   expect(await count("INSERT INTO T (Key, S, N) VALUES (10, 'a', NUMERIC '1.5')")).toBe(1);
   expect(await count("INSERT OR IGNORE INTO T (Key, S) VALUES (10, 'b'), (11, 'c')")).toBe(1);
   expect(await count("INSERT OR UPDATE INTO T (Key, S) VALUES (10, 'd')")).toBe(1);
-  const [rows] = await g.database.run({
+  const [rows] = await t.g.database.run({
     sql: 'SELECT Key, S, N FROM T WHERE Key IN (10, 11) ORDER BY Key',
     json: true,
   });
@@ -107,16 +96,16 @@ test('INSERT OR UPDATE and INSERT OR IGNORE', async () => {
 
 test('partitioned DML updates every matching row and refuses THEN RETURN', async () => {
   const rows = Array.from({ length: 5000 }, (_, i) => ({ Key: String(1000 + i), S: 'a' }));
-  await g.database.table('T').insert(rows);
-  const [n] = await g.database.runPartitionedUpdate({
+  await t.g.database.table('T').insert(rows);
+  const [n] = await t.g.database.runPartitionedUpdate({
     sql: "UPDATE T SET S = @s WHERE S = 'a'",
     params: { s: 'b' },
   });
   expect(n).toBe(5000);
-  const [[left]] = await g.database.run({ sql: "SELECT COUNT(*) AS c FROM T WHERE S = 'a'", json: true });
+  const [[left]] = await t.g.database.run({ sql: "SELECT COUNT(*) AS c FROM T WHERE S = 'a'", json: true });
   expect(left).toEqual({ c: 0 });
   await expect(
-    g.database.runPartitionedUpdate({
+    t.g.database.runPartitionedUpdate({
       sql: 'UPDATE T SET S = @s WHERE Key = 1000 THEN RETURN *',
       params: { s: 'c' },
     }),
@@ -136,9 +125,9 @@ test('20,000 rows over the whole INT64 range: order, ranges and NUMERIC aggregat
     const batch = keys
       .slice(i, i + 5000)
       .map((k, j) => ({ Key: k, N: Spanner.numeric(nums[i + j] as string), F: (i + j) / 3 }));
-    await g.database.table('Big').insert(batch);
+    await t.g.database.table('Big').insert(batch);
   }
-  const [first] = await g.database.run({
+  const [first] = await t.g.database.run({
     sql: 'SELECT Key FROM Big ORDER BY Key LIMIT 2',
     json: true,
     jsonOptions: { wrapNumbers: true },
@@ -147,18 +136,18 @@ test('20,000 rows over the whole INT64 range: order, ranges and NUMERIC aggregat
     '-9223372036854775808',
     '-4611686018427387904',
   ]);
-  const [[last]] = await g.database.run({
+  const [[last]] = await t.g.database.run({
     sql: 'SELECT MAX(Key) AS k FROM Big',
     json: true,
     jsonOptions: { wrapNumbers: true },
   });
   expect((last as { k: { value: string } }).k.value).toBe('9223372036854775807');
   const byValue = [...nums].sort((a, b) => Number(a) - Number(b));
-  const [low] = await g.database.run({ sql: 'SELECT N FROM Big ORDER BY N LIMIT 3', json: true });
+  const [low] = await t.g.database.run({ sql: 'SELECT N FROM Big ORDER BY N LIMIT 3', json: true });
   expect(low.map((r) => (r as { N: { value: string } }).N.value)).toEqual(
     byValue.slice(0, 3).map((x) => String(Number(x))),
   );
-  const [[agg]] = await g.database.run({
+  const [[agg]] = await t.g.database.run({
     sql: "SELECT MIN(N) AS lo, MAX(N) AS hi, COUNT(*) AS c FROM Big WHERE N > NUMERIC '0'",
     json: true,
   });
@@ -168,7 +157,7 @@ test('20,000 rows over the whole INT64 range: order, ranges and NUMERIC aggregat
     hi: expect.objectContaining({ value: String(Math.max(...positive)) }),
     c: positive.length,
   });
-  const [[range]] = await g.database.run({
+  const [[range]] = await t.g.database.run({
     sql: 'SELECT COUNT(*) AS c FROM Big WHERE Key BETWEEN @lo AND @hi',
     params: { lo: Spanner.int('-1'), hi: Spanner.int('9223372036854775807') },
     json: true,
