@@ -11,10 +11,11 @@ process.env.METADATA_SERVER_DETECTION = 'none';
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { Random } from '../../local/random';
-import { type LocalStack, startLocalStack } from '../../local/stack';
+import type { LocalStack } from '../../local/stack';
 import { LOCAL } from '../../local/stack-config';
 import { rowValues } from '../../local/values';
 import { until } from '../e2e/support/failures';
+import { startStrictReplicaStack } from '../e2e/support/strict-replica';
 
 const ROOT = join(__dirname, '..', '..');
 let stack: LocalStack;
@@ -52,22 +53,9 @@ async function deadLetterCounts(): Promise<{ pending: number; writer?: { pending
 }
 
 beforeAll(async () => {
-  stack = await startLocalStack({ churnMs: 0, functionEnv: { SLUICE_ON_BAD_RECORD: 'dead-letter' } });
+  // The customers replica made by hand with `email` REQUIRED: a customer without one is a dead letter.
+  stack = await startStrictReplicaStack();
   url = stack.ready.functions.backfill!;
-  await stack.emulators.bigquery
-    .bigquery()
-    .dataset(LOCAL.dataset)
-    .createTable('customers', {
-      schema: {
-        fields: [
-          { name: 'customer_id', type: 'INT64', mode: 'REQUIRED' },
-          { name: 'email', type: 'STRING', mode: 'REQUIRED' },
-        ],
-      },
-      tableConstraints: { primaryKey: { columns: ['customer_id'] } },
-    } as never);
-  expect((await stack.tick()).status).toBe(200);
-  stack.startTicking(400);
   const t = stack.schema.customers;
   const rng = new Random(5);
   const rows = [9001, 9002].map((id) => ({ ...rowValues(t, { customer_id: String(id) }, rng), email: null }));

@@ -8,30 +8,17 @@ process.env.METADATA_SERVER_DETECTION = 'none';
 
 import { main } from '../../cli/main';
 import { Random } from '../../local/random';
-import { type LocalStack, startLocalStack } from '../../local/stack';
+import type { LocalStack } from '../../local/stack';
 import { LOCAL } from '../../local/stack-config';
 import { rowValues } from '../../local/values';
 import { committer, status, until } from '../e2e/support/failures';
+import { startStrictReplicaStack } from '../e2e/support/strict-replica';
 
 let stack: LocalStack;
 
 beforeAll(async () => {
-  stack = await startLocalStack({ churnMs: 0, functionEnv: { SLUICE_ON_BAD_RECORD: 'dead-letter' } });
   // The customers replica made by hand with `email` REQUIRED: a customer without one is a dead letter.
-  await stack.emulators.bigquery
-    .bigquery()
-    .dataset(LOCAL.dataset)
-    .createTable('customers', {
-      schema: {
-        fields: [
-          { name: 'customer_id', type: 'INT64', mode: 'REQUIRED' },
-          { name: 'email', type: 'STRING', mode: 'REQUIRED' },
-        ],
-      },
-      tableConstraints: { primaryKey: { columns: ['customer_id'] } },
-    } as never);
-  expect((await stack.tick()).status).toBe(200);
-  stack.startTicking(400);
+  stack = await startStrictReplicaStack();
 }, 60_000);
 
 afterAll(async () => {

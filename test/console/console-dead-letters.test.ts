@@ -11,10 +11,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BrowserContext, chromium } from 'playwright-core';
 import { Random } from '../../local/random';
-import { type LocalStack, startLocalStack } from '../../local/stack';
-import { LOCAL } from '../../local/stack-config';
+import type { LocalStack } from '../../local/stack';
 import { rowValues } from '../../local/values';
 import { until } from '../e2e/support/failures';
+import { startStrictReplicaStack } from '../e2e/support/strict-replica';
 
 const CHROMIUM = '/usr/bin/chromium';
 let stack: LocalStack;
@@ -28,21 +28,8 @@ async function letters(): Promise<Listed[]> {
 
 beforeAll(async () => {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
-  stack = await startLocalStack({ churnMs: 0, functionEnv: { SLUICE_ON_BAD_RECORD: 'dead-letter' } });
-  await stack.emulators.bigquery
-    .bigquery()
-    .dataset(LOCAL.dataset)
-    .createTable('customers', {
-      schema: {
-        fields: [
-          { name: 'customer_id', type: 'INT64', mode: 'REQUIRED' },
-          { name: 'email', type: 'STRING', mode: 'REQUIRED' },
-        ],
-      },
-      tableConstraints: { primaryKey: { columns: ['customer_id'] } },
-    } as never);
-  expect((await stack.tick()).status).toBe(200);
-  stack.startTicking(400);
+  // The customers replica made by hand with `email` REQUIRED: a customer without one is a dead letter.
+  stack = await startStrictReplicaStack();
   const t = stack.schema.customers;
   const row = { ...rowValues(t, { customer_id: '7001' }, new Random(7)), email: null };
   await stack.database.table(t.name).insert([row]);

@@ -14,6 +14,7 @@ import { rowValues } from '../../local/values';
 import type { Dialect } from '../../shared/domain/change-record';
 import { keyHash } from '../../shared/domain/log-values';
 import { fromNanos, maxTimestamp } from '../../shared/domain/timestamp';
+import { handMadeReplica } from './support/strict-replica';
 
 interface Status {
   partitions: { failed: number };
@@ -32,20 +33,6 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 250));
   }
-}
-
-/** The customers replica made by hand with `email` REQUIRED; sluice adds the other columns, keeps this mode. */
-async function handMadeReplica(stack: LocalStack) {
-  const dataset = stack.emulators.bigquery.bigquery().dataset(LOCAL.dataset);
-  await dataset.createTable('customers', {
-    schema: {
-      fields: [
-        { name: 'customer_id', type: 'INT64', mode: 'REQUIRED' },
-        { name: 'email', type: 'STRING', mode: 'REQUIRED' },
-      ],
-    },
-    tableConstraints: { primaryKey: { columns: ['customer_id'] } },
-  } as never);
 }
 
 /** The fix: `email` relaxed to NULLABLE. */
