@@ -63,9 +63,14 @@ export class JobStore {
     this.index = new JobIndex(store, pipeline);
   }
 
-  /** Creates a job and its index entry; false when a job with the same id already exists (nothing written). */
+  /**
+   * Creates a job and its index entry; false when a job with the same id already exists (nothing written).
+   * The entry is written first: a job object never exists without one, whichever write fails, so a listing
+   * never hides a job (an entry whose job was never written is skipped by the listing).
+   */
   async create(job: BackfillJob): Promise<boolean> {
     const name = jobObjects.job(this.pipeline, job.id);
+    await this.index.record(job, '0');
     const outcome = await this.store.write(name, encodeJob(job), jobWriteOptions(job, 0));
     if (outcome.ok) await this.index.record(job, outcome.generation);
     return outcome.ok;
