@@ -11,6 +11,7 @@ import { snapshotLetterPartition, snapshotRecord } from '../../domain/backfill/s
 import { failedRecord, type RejectedRecord, rejectionReason } from '../../domain/bad-records';
 import { newDeadLetter } from '../../domain/dead-letter';
 import type { HistoryRow } from '../../domain/history-rows';
+import { keyValue, markedMessage } from '../../domain/log-values';
 import { formatTimestamp } from '../../domain/timestamp';
 import { DeadLetterStore } from '../ledger';
 import { withoutOversizedHistory } from '../sinks';
@@ -64,9 +65,10 @@ async function setAside(
       records: 1,
       reason: letter.reason,
       column: failed.column,
-      key: failed.key,
+      // Marked: the log redacts them per SLUICE_LOG_VALUES (ADR-2307); the letter keeps the whole record.
+      key: keyValue(failed.key),
       commitTimestamp: formatTimestamp(failed.commitTimestamp),
-      error: r.error.message,
+      error: markedMessage(r.error),
       ...(out === 'exists' ? { note: 'already written by an earlier attempt' } : {}),
     });
   }

@@ -10,6 +10,7 @@
 import { BadRecordError, type BadRecordPolicy, type RejectedRecord } from '../../domain/bad-records';
 import type { DataChangeRecord } from '../../domain/change-record';
 import { type HistoryRow, historyRowBytes, MAX_HISTORY_ROW_BYTES } from '../../domain/history-rows';
+import { keyValue } from '../../domain/log-values';
 import { UnrepresentableError } from '../../domain/record-errors';
 
 /** The batch's history without the rows too large to append, and the records they belong to. */
@@ -43,10 +44,11 @@ export function withoutOversizedHistory(
         continue;
       }
       const record = recordOfRow(row);
+      // Marked as a key: a backfill's change id holds the row's key (ADR-2307 redacts it in logs).
       const error = new UnrepresentableError(
         'row-too-large',
         destination,
-        `the history row of change ${row.change_id} is ${bytes} bytes, more than the ${MAX_HISTORY_ROW_BYTES} an AppendRows request may carry; it is not written`,
+        `the history row of change ${keyValue(row.change_id)} is ${bytes} bytes, more than the ${MAX_HISTORY_ROW_BYTES} an AppendRows request may carry; it is not written`,
       );
       const column = largestColumn(row);
       const r: RejectedRecord = { record, error, ...(column ? { column } : {}) };

@@ -7,6 +7,7 @@ import { getBackfill, runPartition, startBackfill } from '../../../shared/app/ba
 import { DeadLetterStore } from '../../../shared/app/ledger';
 import { parsePartitionTask } from '../../../shared/domain/backfill/job';
 import { checkSeal } from '../../../shared/domain/dead-letter-seal';
+import { keyHash } from '../../../shared/domain/log-values';
 import { formatTimestamp } from '../../../shared/domain/timestamp';
 import { harness } from './support';
 
@@ -67,7 +68,10 @@ describe('a backfill row whose history row is over the AppendRows request limit'
       }),
     ]);
     expect((await letters.counts()).pending).toBe(1);
-    expect(h.lines.some((l) => l.includes('"record.dead-lettered"') && l.includes(job.id))).toBe(true);
+    const logged = h.lines.find((l) => l.includes('"record.dead-lettered"') && l.includes(job.id));
+    // Under the default SLUICE_LOG_VALUES=none the key shows as its hash, never as its values (ADR-2307).
+    expect(logged).toContain(keyHash('{"OrderId":"3"}'));
+    expect(logged).not.toContain('OrderId\\":\\"3');
   });
 
   it('under dead-letter with a key: the letter is sealed as the reader seals its own, so replay trusts it', async () => {
