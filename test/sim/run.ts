@@ -42,6 +42,8 @@ export interface RunResult {
   message?: string;
   /** Every draw of the run, in order (a schedule that replays it). */
   log: number[];
+  /** How often each legal behaviour fired (see {@link Decisions.note}). */
+  fired: Record<string, number>;
   steps: number;
 }
 
@@ -53,7 +55,7 @@ export async function runSeed(
 ): Promise<RunResult> {
   const rng = new Decisions(seed, replay);
   const world = new SimWorld(rng, scenario);
-  const base = { seed, scenario: scenario.name, log: rng.log };
+  const base = { seed, scenario: scenario.name, log: rng.log, fired: rng.fired };
   try {
     if (scenario.backfill) {
       const steps = await runBackfill(rng, scenario.backfill);

@@ -226,6 +226,11 @@ export class MemoryHistorySink implements HistorySink {
     this.appendFaults.push({ error, afterRequests: opts.afterRequests ?? 0, applied: opts.applied ?? false });
   }
 
+  /** Planned append failures not struck yet (a test can tell a planned fault from one that happened). */
+  get pendingAppendFaults(): number {
+    return this.appendFaults.length;
+  }
+
   /** The next CreateWriteStream fails with `error`. */
   failNextCreate(error: unknown): void {
     this.createFaults.push(error);
