@@ -66,6 +66,8 @@ export async function runSeed(
       if (status) await stepInvariants(world, status);
     }
     const status = await world.catchUp();
+    const answered = world.h.history.alreadyExistsAnswers;
+    if (answered > 0) rng.fired['bigquery-already-exists-answered'] = answered;
     if (!status) throw new InvariantError('caught-up', 'the last tick failed with no fault injected');
     await finalInvariants(world, status);
     return { ...base, ok: true, steps: world.steps };

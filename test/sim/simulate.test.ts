@@ -36,6 +36,7 @@ const BEHAVIOURS = [
   'ttl-record-delivered',
   'gcs-412-conflict',
   'bigquery-append-answer-lost',
+  'bigquery-already-exists-answered',
   'bigquery-resource-exhausted',
   'bigquery-stream-finalized-by-service',
   'scheduler-killed-mid-tick',

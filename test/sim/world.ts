@@ -12,8 +12,8 @@ import { addMillis, type Timestamp } from '../../shared/domain/timestamp';
 import type { TaskRequest } from '../../shared/ports/task-queue';
 import { FlakyStore } from '../app/support/flaky-store';
 import { Harness } from '../app/support/harness';
+import { HistoryFaults } from './bigquery';
 import type { Decisions } from './decisions';
-import { HistoryFaults } from './history-faults';
 import { KillableStore, Killer } from './kill';
 import { DEFAULT_SOURCE, SimSource, type SourceBehaviour } from './source';
 

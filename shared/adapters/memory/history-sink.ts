@@ -72,6 +72,8 @@ class State {
   readonly createFaults: unknown[] = [];
   readonly created: string[] = [];
   requests = 0;
+  /** Requests answered ALREADY_EXISTS (their offset was written before). */
+  alreadyExists = 0;
 }
 
 /** In-memory {@link HistorySink}; the raw table is {@link rawRows}. */
@@ -236,6 +238,11 @@ export class MemoryHistorySink implements HistorySink {
     this.createFaults.push(error);
   }
 
+  /** AppendRows requests answered ALREADY_EXISTS (by every view). */
+  get alreadyExistsAnswers(): number {
+    return this.state.alreadyExists;
+  }
+
   /** AppendRows requests sent (by every view). */
   get requests(): number {
     return this.state.requests;
@@ -298,7 +305,10 @@ export class MemoryHistorySink implements HistorySink {
     if (!s) return unusable('gone', `stream ${name} not found`);
     if (s.table !== destination) throw new Error(`stream ${name} belongs to ${s.table}, not ${destination}`);
     if (s.finalized) return unusable('finalized', `stream ${name} is finalized`);
-    if (offset < s.rows.length) return { kind: 'already-exists' as const, offset };
+    if (offset < s.rows.length) {
+      this.state.alreadyExists++;
+      return { kind: 'already-exists' as const, offset };
+    }
     if (offset > s.rows.length) return { kind: 'out-of-range' as const, offset };
     const copies = rows.map((r) => ({ ...r }));
     s.rows.push(...copies);
