@@ -37,9 +37,11 @@ async function main(): Promise<void> {
   const started = Date.now();
   let steps = 0;
   let failed = 0;
+  const fired: Record<string, number> = {};
   for (let seed = first; seed < first + seeds; seed++) {
     const result = await runSeed(seed, SCENARIOS[scenario]!, replay ? parseSchedule(replay) : null);
     steps += result.steps;
+    for (const [name, n] of Object.entries(result.fired)) fired[name] = (fired[name] ?? 0) + n;
     if (result.ok) continue;
     failed++;
     await report(result, scenario, noShrink || replay !== undefined);
@@ -49,6 +51,7 @@ async function main(): Promise<void> {
     `${seeds} seeds of ${scenario}, ${failed} failed, ${steps} steps in ${secs.toFixed(1)} s: ` +
       `${Math.round(steps / secs)} steps/s, ${Math.round((seeds / secs) * 60)} seeds/min`,
   );
+  for (const [name, n] of Object.entries(fired).sort()) console.log(`  ${name}: fired ${n} times`);
   process.exitCode = failed > 0 ? 1 : 0;
 }
 

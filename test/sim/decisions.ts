@@ -28,6 +28,8 @@ function sfc32(seed: number): () => number {
 export class Decisions {
   /** The draws made so far, in order. */
   readonly log: number[] = [];
+  /** How often each legal behaviour fired in this run (docs/testing.md lists them), by name. */
+  readonly fired: Record<string, number> = {};
   private readonly gen: (() => number) | null;
 
   constructor(
@@ -51,6 +53,11 @@ export class Decisions {
   chance(p: number): boolean {
     const scale = 10_000;
     return this.int(scale) >= Math.round((1 - p) * scale);
+  }
+
+  /** Counts one firing of a behaviour (the run report sums them, the fixed-seed test wants each). */
+  note(behaviour: string): void {
+    this.fired[behaviour] = (this.fired[behaviour] ?? 0) + 1;
   }
 
   /** One item; a draw of 0 picks the first. */

@@ -48,20 +48,26 @@ export class KillableStore implements ObjectStore {
   constructor(
     private readonly inner: ObjectStore,
     private readonly killer: Killer,
+    /** Called on each 412 (a write or delete whose precondition failed: a race, or a lost answer's retry). */
+    private readonly onConflict: () => void = () => undefined,
   ) {}
+  private seen(out: WriteOutcome): WriteOutcome {
+    if (!out.ok) this.onConflict();
+    return out;
+  }
   async read(name: string): Promise<StoredObject | undefined> {
     await this.killer.point();
     return this.inner.read(name);
   }
   async write(name: string, data: Buffer, options: WriteOptions): Promise<WriteOutcome> {
     await this.killer.point();
-    const out = await this.inner.write(name, data, options);
+    const out = this.seen(await this.inner.write(name, data, options));
     await this.killer.point();
     return out;
   }
   async delete(name: string, generation: string): Promise<WriteOutcome> {
     await this.killer.point();
-    return this.inner.delete(name, generation);
+    return this.seen(await this.inner.delete(name, generation));
   }
   async list(prefix: string, options?: { pageToken?: string; maxResults?: number }): Promise<ObjectPage> {
     await this.killer.point();

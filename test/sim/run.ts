@@ -42,6 +42,8 @@ export interface RunResult {
   message?: string;
   /** Every draw of the run, in order (a schedule that replays it). */
   log: number[];
+  /** How often each legal behaviour fired (see {@link Decisions.note}). */
+  fired: Record<string, number>;
   steps: number;
 }
 
@@ -53,7 +55,7 @@ export async function runSeed(
 ): Promise<RunResult> {
   const rng = new Decisions(seed, replay);
   const world = new SimWorld(rng, scenario);
-  const base = { seed, scenario: scenario.name, log: rng.log };
+  const base = { seed, scenario: scenario.name, log: rng.log, fired: rng.fired };
   try {
     if (scenario.backfill) {
       const steps = await runBackfill(rng, scenario.backfill);
@@ -64,6 +66,8 @@ export async function runSeed(
       if (status) await stepInvariants(world, status);
     }
     const status = await world.catchUp();
+    const answered = world.h.history.alreadyExistsAnswers;
+    if (answered > 0) rng.fired['bigquery-already-exists-answered'] = answered;
     if (!status) throw new InvariantError('caught-up', 'the last tick failed with no fault injected');
     await finalInvariants(world, status);
     return { ...base, ok: true, steps: world.steps };

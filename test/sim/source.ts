@@ -29,6 +29,12 @@ export const DEFAULT_SOURCE: SourceBehaviour = {
   slowChunk: 0.02,
 };
 
+function timestampOf(record: ChangeRecord): Timestamp {
+  if (record.kind === 'data-change') return record.commitTimestamp;
+  if (record.kind === 'heartbeat') return record.timestamp;
+  return record.startTimestamp;
+}
+
 /** gRPC codes a change-stream query may end with mid-stream and that a client retries: UNAVAILABLE, ABORTED. */
 const RETRYABLE_CODES = [14, 10] as const;
 
@@ -53,20 +59,47 @@ export class SimSource implements ChangeSource {
     const { rng, behaviour } = this;
     if (query.to !== null && (this.horizon === null || query.to > this.horizon)) this.horizon = query.to;
     const failAt = !this.quiet && rng.chance(behaviour.queryFails) ? rng.int(8) : -1;
+    // The scripted answer is fixed when the query starts; holding it lets a window's cut see what follows.
+    const records: ChangeRecord[] = [];
+    for await (const record of this.script.read(query)) records.push(record);
     let n = 0;
-    for await (const record of this.script.read(query)) {
-      for (const delivered of this.asDelivered(record)) {
-        if (n++ === failAt) {
-          throw new GrpcLikeError(rng.pick(RETRYABLE_CODES), 'simulated stream failure');
+    let previous: Timestamp | null = null;
+    // Set while a record is with the consumer: the reader broke off there (its deadline) when `finally` runs.
+    let atYield = false;
+    let nextSameTimestamp = false;
+    try {
+      for (const [k, record] of records.entries()) {
+        const pieces = this.asDelivered(record);
+        for (const [j, delivered] of pieces.entries()) {
+          if (n++ === failAt) throw new GrpcLikeError(rng.pick(RETRYABLE_CODES), 'simulated stream failure');
+          this.arrive(previous === timestampOf(delivered));
+          if (signal?.aborted) return;
+          previous = timestampOf(delivered);
+          if (delivered.kind === 'data-change' && delivered.isSystemTransaction)
+            rng.note('ttl-record-delivered');
+          await this.killer?.point();
+          const next = j + 1 < pieces.length ? pieces[j + 1] : records[k + 1];
+          nextSameTimestamp = next?.kind === delivered.kind && timestampOf(next) === previous;
+          atYield = true;
+          yield delivered;
+          atYield = false;
         }
-        // Virtual time passes while the record arrives, so a request deadline may fall between any two.
-        this.advance(rng.int(behaviour.maxRecordMs));
-        if (!this.quiet && rng.chance(behaviour.slowChunk)) this.advance(3_000);
-        if (signal?.aborted) return;
-        await this.killer?.point();
-        yield delivered;
       }
+    } finally {
+      // Records of one timestamp on both sides of the cut: the rest comes in the next window.
+      if (atYield && nextSameTimestamp) rng.note('timestamp-split-across-windows');
     }
+  }
+
+  /**
+   * Virtual time passes while a record arrives, so a request deadline may fall between any two records; a
+   * slow chunk between two records of one timestamp splits that timestamp across response chunks.
+   */
+  private arrive(sameTimestamp: boolean): void {
+    this.advance(this.rng.int(this.behaviour.maxRecordMs));
+    if (this.quiet || !this.rng.chance(this.behaviour.slowChunk)) return;
+    this.advance(3_000);
+    if (sameTimestamp) this.rng.note('timestamp-split-across-chunks');
   }
 
   /**

@@ -12,6 +12,7 @@ import { addMillis, type Timestamp } from '../../shared/domain/timestamp';
 import type { TaskRequest } from '../../shared/ports/task-queue';
 import { FlakyStore } from '../app/support/flaky-store';
 import { Harness } from '../app/support/harness';
+import { HistoryFaults } from './bigquery';
 import type { Decisions } from './decisions';
 import { KillableStore, Killer } from './kill';
 import { DEFAULT_SOURCE, SimSource, type SourceBehaviour } from './source';
@@ -46,6 +47,14 @@ export interface Scenario {
   churn: number;
   /** Probability that a (single) delivery's instance is killed at one of its awaits. */
   kills: number;
+  /** Probability that a commit is followed by another transaction at the same commit timestamp. */
+  sameTimestamp: number;
+  /** Probability that a scripted event is a TTL (system) transaction deleting rows. */
+  ttl: number;
+  /** Probability that a fault step strikes BigQuery's history appends instead of GCS. */
+  historyFaults: number;
+  /** Probability that a scheduler tick's instance is killed at one of its awaits. */
+  tickKills: number;
   /** Set: the run is a backfill under these fault probabilities instead of the stream. */
   backfill?: { store: number; forget: number };
 }
@@ -59,6 +68,10 @@ export const DEFAULT_SCENARIO: Scenario = {
   duplicates: 0.1,
   churn: 0.08,
   kills: 0.05,
+  sameTimestamp: 0.15,
+  ttl: 0.05,
+  historyFaults: 0.3,
+  tickKills: 0.05,
 };
 
 /** The kinds of step the scheduler chooses among; index 0 is the plainest. */
@@ -74,12 +87,15 @@ export class SimWorld {
   /** Partitions some tick saw finished (the scheduler removes finished entries later). */
   readonly finished = new Set<string>();
   readonly outcomes: TaskOutcome[] = [];
+  readonly historyFaults: HistoryFaults;
 
   constructor(
     readonly rng: Decisions,
     readonly scenario: Scenario,
   ) {
-    this.h = new SimHarness({ roots: scenario.roots, store: new KillableStore(this.store, this.killer) });
+    const store = new KillableStore(this.store, this.killer, () => rng.note('gcs-412-conflict'));
+    this.h = new SimHarness({ roots: scenario.roots, store });
+    this.historyFaults = new HistoryFaults(this.h.history, rng);
     // A request stops at its deadline (ADR-1505); virtual time passes as records arrive (see SimSource).
     this.h.settings = { ...this.h.settings, requestDeadlineMs: 3_000 };
     this.h.source = new SimSource(
@@ -94,23 +110,31 @@ export class SimWorld {
   /** One step of the faulty phase, chosen by the schedule. */
   async step(): Promise<PipelineStatus | null> {
     this.steps++;
+    this.historyFaults.noteStruck();
     const kind = this.rng.pick(STEPS);
     if (kind === 'deliver') await this.deliverOne(this.rng.chance(this.scenario.kills));
     else if (kind === 'deliver-two') await Promise.all([this.deliverOne(), this.deliverOne()]);
     else if (kind === 'workload') this.workload();
     else if (kind === 'advance') this.h.advance(this.rng.int(5_000));
     else if (kind === 'fault') this.fault();
-    else return this.tick();
+    else return this.tick(this.rng.chance(this.scenario.tickKills));
     return null;
   }
 
   /** A scheduler tick; a tick that throws (GCS down) is retried by the next one, as Cloud Scheduler does. */
-  async tick(): Promise<PipelineStatus | null> {
+  async tick(kill = false): Promise<PipelineStatus | null> {
     this.steps++;
     try {
       await this.noteFinished();
-      return (await this.h.tick()).status ?? null;
+      if (!kill) return (await this.h.tick()).status ?? null;
+      // The scheduler's instance dies at one of its GCS calls; Cloud Scheduler's next tick runs on another.
+      this.killer.arm(this.rng.int(20));
+      const out = await Promise.race([this.h.tick(), this.killer.killed.then(() => null)]);
+      this.killer.disarm();
+      if (out === null) this.rng.note('scheduler-killed-mid-tick');
+      return out?.status ?? null;
     } catch {
+      this.killer.disarm();
       return null;
     }
   }
@@ -165,19 +189,64 @@ export class SimWorld {
       if (rng.chance(this.scenario.churn) && live.length < 8) script.split(at, rng.pick(live).token);
       else if (rng.chance(this.scenario.churn) && live.length > 1) {
         script.merge(at, live[0]!.token, live[1]!.token);
-      } else {
-        const mods = Array.from({ length: 1 + rng.int(4) }, () => ({
-          table: rng.chance(0.4) ? 'Items' : 'Orders',
-          id: rng.int(40),
-          val: rng.chance(0.2) ? null : `v${rng.int(1000)}`,
-        }));
-        script.commit(at, [...new Map(mods.map((m) => [`${m.table}/${m.id}`, m])).values()]);
+      } else if (rng.chance(this.scenario.ttl)) this.ttlDelete(at);
+      else {
+        script.commit(at, this.mods(new Set()));
+        // Transactions on other keys may share the commit timestamp (spanner-change-streams.md §3).
+        while (rng.chance(this.scenario.sameTimestamp)) {
+          const mods = this.mods(this.keysAt(at));
+          if (mods.length === 0) break;
+          script.commit(at, mods, { sameTimestamp: true });
+          rng.note('same-timestamp-transactions');
+        }
       }
     }
   }
 
+  /** The keys (`table/id`) some transaction changed at `at`. */
+  private keysAt(at: Timestamp): Set<string> {
+    const keys = new Set<string>();
+    for (const [table, ids] of this.h.script.versions)
+      for (const [id, vs] of ids) if (vs[vs.length - 1]?.at === at) keys.add(`${table}/${id}`);
+    return keys;
+  }
+
+  /** 1–4 distinct mods of one user transaction, on keys not in `taken` (`table/id`). */
+  private mods(taken: Set<string>) {
+    const rng = this.rng;
+    const mods = Array.from({ length: 1 + rng.int(4) }, () => ({
+      table: rng.chance(0.4) ? 'Items' : 'Orders',
+      id: rng.int(40),
+      val: rng.chance(0.2) ? null : `v${rng.int(1000)}`,
+    }));
+    return [...new Map(mods.map((m) => [`${m.table}/${m.id}`, m])).values()].filter(
+      (m) => !taken.has(`${m.table}/${m.id}`),
+    );
+  }
+
+  /**
+   * A TTL deletion: a system transaction (`is_system_transaction`, tag 'RowDeletionPolicy') deleting rows
+   * that exist, between user commits (spanner-change-streams.md §2.2).
+   */
+  private ttlDelete(at: Timestamp): void {
+    const { script } = this.h;
+    const rows = [...(script.rows.get('Orders') ?? new Map()).keys()];
+    if (rows.length === 0) return;
+    const ids = new Set(Array.from({ length: 1 + this.rng.int(3) }, () => this.rng.pick(rows)));
+    script.commit(
+      at,
+      [...ids].map((id) => ({ table: 'Orders', id, val: null })),
+      { system: true },
+    );
+    this.rng.note('ttl-system-transaction');
+  }
+
   /** A GCS fault: 503 or 429 on the next call, or a write applied whose answer is lost (gcp-platform.md). */
   fault(): void {
+    if (this.rng.chance(this.scenario.historyFaults)) {
+      this.historyFaults.strike();
+      return;
+    }
     if (!this.rng.chance(this.scenario.storeFaults * 10)) return;
     const which = this.rng.int(3);
     if (which === 0) this.store.errors.push(503);
@@ -199,6 +268,7 @@ export class SimWorld {
         if (this.h.queue.pending.length === before && !this.anyDue()) break;
       }
     }
+    this.historyFaults.noteStruck();
     return this.tick();
   }
 

@@ -72,6 +72,8 @@ class State {
   readonly createFaults: unknown[] = [];
   readonly created: string[] = [];
   requests = 0;
+  /** Requests answered ALREADY_EXISTS (their offset was written before). */
+  alreadyExists = 0;
 }
 
 /** In-memory {@link HistorySink}; the raw table is {@link rawRows}. */
@@ -226,9 +228,19 @@ export class MemoryHistorySink implements HistorySink {
     this.appendFaults.push({ error, afterRequests: opts.afterRequests ?? 0, applied: opts.applied ?? false });
   }
 
+  /** Planned append failures not struck yet (a test can tell a planned fault from one that happened). */
+  get pendingAppendFaults(): number {
+    return this.appendFaults.length;
+  }
+
   /** The next CreateWriteStream fails with `error`. */
   failNextCreate(error: unknown): void {
     this.createFaults.push(error);
+  }
+
+  /** AppendRows requests answered ALREADY_EXISTS (by every view). */
+  get alreadyExistsAnswers(): number {
+    return this.state.alreadyExists;
   }
 
   /** AppendRows requests sent (by every view). */
@@ -293,7 +305,10 @@ export class MemoryHistorySink implements HistorySink {
     if (!s) return unusable('gone', `stream ${name} not found`);
     if (s.table !== destination) throw new Error(`stream ${name} belongs to ${s.table}, not ${destination}`);
     if (s.finalized) return unusable('finalized', `stream ${name} is finalized`);
-    if (offset < s.rows.length) return { kind: 'already-exists' as const, offset };
+    if (offset < s.rows.length) {
+      this.state.alreadyExists++;
+      return { kind: 'already-exists' as const, offset };
+    }
     if (offset > s.rows.length) return { kind: 'out-of-range' as const, offset };
     const copies = rows.map((r) => ({ ...r }));
     s.rows.push(...copies);

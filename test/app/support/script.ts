@@ -104,9 +104,19 @@ export class ScriptedStream implements ChangeSource {
     return p;
   }
 
-  /** Commits one transaction at `at` (strictly after the previous event). */
-  commit(at: Timestamp, mods: ScriptMod[]): void {
-    if (at <= this.last) throw new Error('script time must move forward');
+  /**
+   * Commits one transaction at `at` (strictly after the previous event, or at its timestamp with
+   * `sameTimestamp`: transactions touching non-overlapping data may share a commit timestamp,
+   * spanner-change-streams.md §3 "Same commit timestamp"). `system` marks a TTL transaction
+   * (`is_system_transaction`, `transaction_tag` 'RowDeletionPolicy', §2.2).
+   */
+  commit(
+    at: Timestamp,
+    mods: ScriptMod[],
+    options: { sameTimestamp?: boolean; system?: boolean } = {},
+  ): void {
+    if (at < this.last || (at === this.last && !options.sameTimestamp))
+      throw new Error('script time must move forward');
     this.last = at;
     const txn = `txn-${this.txn++}`;
     const groups = new Map<
@@ -151,8 +161,8 @@ export class ScriptedStream implements ChangeSource {
         valueCaptureType: 'NEW_ROW',
         numberOfRecordsInTransaction: all.length,
         numberOfPartitionsInTransaction: new Set(all.map((x) => x.part.token)).size,
-        transactionTag: '',
-        isSystemTransaction: false,
+        transactionTag: options.system ? 'RowDeletionPolicy' : '',
+        isSystemTransaction: options.system === true,
       });
     }
   }
