@@ -11,9 +11,7 @@ import { snapshotLetterPartition, snapshotRecord } from '../../domain/backfill/s
 import { failedRecord, type RejectedRecord, rejectionReason } from '../../domain/bad-records';
 import { newDeadLetter } from '../../domain/dead-letter';
 import type { HistoryRow } from '../../domain/history-rows';
-import { keyValue, markedMessage } from '../../domain/log-values';
-import { formatTimestamp } from '../../domain/timestamp';
-import { DeadLetterStore } from '../ledger';
+import { DeadLetterStore, logDeadLettered } from '../ledger';
 import { withoutOversizedHistory } from '../sinks';
 import type { BackfillDeps } from './deps';
 
@@ -58,18 +56,6 @@ async function setAside(
       reason: rejectionReason(r.error),
     });
     const out = await letters.put(letter);
-    deps.log.warn('record.dead-lettered', {
-      deadLetter: letter.id,
-      backfill: job.id,
-      table: failed.table,
-      records: 1,
-      reason: letter.reason,
-      column: failed.column,
-      // Marked: the log redacts them per SLUICE_LOG_VALUES (ADR-2307); the letter keeps the whole record.
-      key: keyValue(failed.key),
-      commitTimestamp: formatTimestamp(failed.commitTimestamp),
-      error: markedMessage(r.error),
-      ...(out === 'exists' ? { note: 'already written by an earlier attempt' } : {}),
-    });
+    logDeadLettered(deps.log, letter, r, out, { backfill: job.id });
   }
 }

@@ -5,6 +5,7 @@
  */
 
 export { type DeadLetterListing, type ListedLetter, listDeadLetters } from './dead-letter-listing';
+export { logDeadLettered } from './dead-lettered';
 export { type DeadLetterCounts, type DeadLetterDetail, DeadLetterStore, detailOf } from './dead-letters';
 export { LedgerStore, type ListedPartition, newWriterToken, type Versioned } from './ledger-store';
 export { buildStatus, type PipelineStatus, partitionError, type StatusError, stoppedStatus } from './status';

@@ -4,11 +4,11 @@
  * its flushes differently finds the same letters; each logged `record.dead-lettered` with its table, column,
  * key and reason.
  */
-import { failedRecord, type RejectedRecord, rejectionReason } from '../../../domain/bad-records';
+import { type RejectedRecord, rejectionReason } from '../../../domain/bad-records';
 import { newDeadLetter } from '../../../domain/dead-letter';
 import type { PartitionEntry } from '../../../domain/ledger';
-import { keyValue, markedMessage } from '../../../domain/log-values';
-import { formatTimestamp, type Timestamp } from '../../../domain/timestamp';
+import type { Timestamp } from '../../../domain/timestamp';
+import { logDeadLettered } from '../../ledger';
 import type { WindowContext } from './window-context';
 
 /**
@@ -32,19 +32,7 @@ export async function setAside(
       reason: rejectionReason(r.error),
     });
     const out = await ctx.deadLetters.put(letter);
-    const failed = failedRecord(r);
-    ctx.runtime.log.warn('record.dead-lettered', {
-      deadLetter: letter.id,
-      table: r.record.tableName,
-      records: 1,
-      reason: letter.reason,
-      column: failed.column,
-      // Marked: the log redacts them per SLUICE_LOG_VALUES (ADR-2307); the letter keeps the whole record.
-      key: keyValue(failed.key),
-      commitTimestamp: formatTimestamp(failed.commitTimestamp),
-      error: markedMessage(r.error),
-      ...(out === 'exists' ? { note: 'already written by an earlier attempt' } : {}),
-    });
+    logDeadLettered(ctx.runtime.log, letter, r, out);
   }
   return rejected.length;
 }
