@@ -10,7 +10,17 @@
 import { getTestServer } from '@google-cloud/functions-framework/testing';
 import { type ExpressApp, installOn } from '../shared/http/edge';
 
-const FUNCTIONS = ['scheduler', 'reader', 'backfill', 'writer'] as const;
+/**
+ * Each function's module, loaded only for the function this process serves (loading it registers it with
+ * the framework). Written out rather than computed so a bundler sees all four (local/function-bundle.ts).
+ */
+const MODULES = {
+  scheduler: () => require('../functions/scheduler'),
+  reader: () => require('../functions/reader'),
+  backfill: () => require('../functions/backfill'),
+  writer: () => require('../functions/writer'),
+} as const;
+const FUNCTIONS = Object.keys(MODULES) as Array<keyof typeof MODULES>;
 
 /** Prints the one line the parent reads when the server cannot start (e.g. the port is taken). */
 function failed(target: string, port: number, err: NodeJS.ErrnoException): never {
@@ -21,7 +31,7 @@ function failed(target: string, port: number, err: NodeJS.ErrnoException): never
 
 function main(argv: string[]): void {
   const [target, portText, ...flags] = argv;
-  if (!FUNCTIONS.includes(target as (typeof FUNCTIONS)[number]) || !/^\d+$/.test(portText ?? '')) {
+  if (!FUNCTIONS.includes(target as keyof typeof MODULES) || !/^\d+$/.test(portText ?? '')) {
     throw new Error('usage: function-host <scheduler|reader|backfill|writer> <port> [--lifeline]');
   }
   if (flags.includes('--lifeline')) {
@@ -31,7 +41,7 @@ function main(argv: string[]): void {
   }
   // As the platform names the function it serves (the body guard picks its limit by it).
   process.env.FUNCTION_TARGET = target;
-  require(`../functions/${target}`);
+  MODULES[target as keyof typeof MODULES]();
   const server = getTestServer(target as string);
   server.once('error', (err) => failed(target as string, Number(portText), err));
   // The framework's Express app answers requests: JSON errors from the first request on (ADR-1508).

@@ -1,6 +1,6 @@
 /**
- * One function as a child process on loopback, started from the TypeScript sources through `tsx` (no
- * build step). The handle can kill it at any moment (SIGKILL: a crash at a random point) and restart it on
+ * One function as a child process on loopback, started from the bundled host (local/function-bundle.ts) or,
+ * when none is given, from the TypeScript sources through `tsx`. The handle can kill it at any moment (SIGKILL: a crash at a random point) and restart it on
  * the same port, so the Cloud Tasks emulator's targets stay valid.
  *
  * The stack owns its children (ADR-2001): each runs in its own process group, so a Ctrl-C in the terminal
@@ -80,6 +80,8 @@ export class FunctionProcess {
     private readonly env: Record<string, string>,
     private readonly onLine: (line: FunctionLogLine) => void,
     private readonly cwd: string,
+    /** The bundled function host to run; without it the host runs from its sources through `tsx`. */
+    private readonly bundle?: string,
   ) {}
 
   /** `http://127.0.0.1:<port>`. */
@@ -103,7 +105,8 @@ export class FunctionProcess {
    */
   async start(timeoutMs = 30_000): Promise<void> {
     if (this.child) return;
-    const args = ['--import', 'tsx', HOST, this.name, String(this.port), '--lifeline'];
+    const host = this.bundle ? ['--enable-source-maps', this.bundle] : ['--import', 'tsx', HOST];
+    const args = [...host, this.name, String(this.port), '--lifeline'];
     const child = spawn(process.execPath, args, {
       cwd: this.cwd,
       env: { PATH: process.env.PATH ?? '', ...this.env, SLUICE_FUNCTION: this.name },

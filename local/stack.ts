@@ -13,6 +13,7 @@ import type { Timestamp } from '../shared/domain/timestamp';
 import { type CaptureType, createTable, type DemoSchema, type DemoTable, demoSchema } from './demo-schema';
 import { type EmulatorPorts, type LocalEmulators, startEmulators } from './emulators';
 import { emulatorClient } from './emulators/spanner/client';
+import { bundledFunctionHost } from './function-bundle';
 import { type FunctionLogLine, type FunctionName, FunctionProcess } from './function-process';
 import { retargetRestoredTasks } from './function-urls';
 import { keepPorts, keptPortsFile, stackPorts, withKeptPorts } from './kept-ports';
@@ -193,8 +194,9 @@ async function startFunctions(
       ...options.functionEnv,
     });
     const root = join(__dirname, '..');
+    const bundle = await bundledFunctionHost(root);
     for (const name of ['scheduler', 'reader', 'backfill', 'writer'] as const) {
-      functions[name] = new FunctionProcess(name, ports[name], env, onLine, root);
+      functions[name] = new FunctionProcess(name, ports[name], env, onLine, root, bundle);
     }
     const started = await Promise.allSettled(Object.values(functions).map((f) => f.start()));
     const failures = started.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
