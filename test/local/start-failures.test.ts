@@ -9,7 +9,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FunctionProcess } from '../../local/function-process';
-import { FUNCTION_HOST, functionProcesses, processesWith, ROOT, Terminal } from './support/terminal';
+import { functionHostsWith, functionProcesses, ROOT, Terminal } from './support/terminal';
 
 let terminal: Terminal | undefined;
 /** Scripts started by a test, killed however the test ends (a failed assertion must not leave a stack). */
@@ -55,7 +55,7 @@ it('names the flag of a busy port and starts nothing', async () => {
     expect(code).toBe(2);
     expect(output).toContain(`port ${busy.port} (--reader-port) is already in use`);
     expect(output).not.toContain('sluice local ready');
-    expect(processesWith(FUNCTION_HOST, ` ${busy.port} `)).toEqual([]);
+    expect(functionHostsWith(` ${busy.port} `)).toEqual([]);
   } finally {
     busy.close();
   }
@@ -69,7 +69,7 @@ it('refuses to run a stack whose functions found their configuration invalid, le
   );
   expect(output).toMatch(/SLUICE_WINDOW_MAX_MS \(window\.maxMs\): must be a whole number/);
   expect(output).not.toContain('sluice local ready');
-  expect(processesWith(FUNCTION_HOST, '--lifeline')).toEqual([]);
+  expect(functionHostsWith('--lifeline')).toEqual([]);
 }, 90_000);
 
 it('says which port a function could not listen on', async () => {
@@ -161,7 +161,7 @@ it('ends at once with the full reason and exit 3 when the pipeline is stopped on
   expect(terminal.output).toContain('nothing replicates until this is fixed; no verdict');
   expect(terminal.output).not.toContain('verdict:');
   expect(Date.now() - started).toBeLessThan(60_000);
-  expect(processesWith(FUNCTION_HOST, '--lifeline')).toEqual([]);
+  expect(functionHostsWith('--lifeline')).toEqual([]);
 }, 90_000);
 
 it('calls an unknown flag without a value an unknown flag', async () => {

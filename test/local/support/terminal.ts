@@ -70,8 +70,19 @@ export class Terminal {
   }
 }
 
-/** This checkout's function host, as its processes' command lines name it (other checkouts' stacks differ). */
-export const FUNCTION_HOST = join(ROOT, 'local', 'function-host.ts');
+/**
+ * This checkout's function host, as its processes' command lines name it (other checkouts' stacks differ):
+ * its bundle (local/function-bundle.ts), which the stack starts, or its sources, run through `tsx`.
+ */
+const FUNCTION_HOSTS = [
+  join(ROOT, 'node_modules', '.cache', 'sluice-functions', 'function-host-'),
+  join(ROOT, 'local', 'function-host.ts'),
+];
+
+/** Pids of live function processes of this checkout whose command line contains every one of `parts`. */
+export function functionHostsWith(...parts: string[]): number[] {
+  return FUNCTION_HOSTS.flatMap((host) => processesWith(host, ...parts));
+}
 
 /** Pids of live processes whose command line contains every one of `parts`. */
 export function processesWith(...parts: string[]): number[] {
@@ -90,7 +101,5 @@ export function processesWith(...parts: string[]): number[] {
 
 /** The function processes of a stack, found by the ports in its ready line. */
 export function functionProcesses(functions: Record<string, string | null>): number[] {
-  return Object.values(functions).flatMap((url) =>
-    url ? processesWith(FUNCTION_HOST, ` ${new URL(url).port} `) : [],
-  );
+  return Object.values(functions).flatMap((url) => (url ? functionHostsWith(` ${new URL(url).port} `) : []));
 }
