@@ -187,3 +187,16 @@ export class FunctionProcess {
     clearTimeout(timer);
   }
 }
+
+/** Each function checked its configuration at start: refuse to go on when one of them found problems. */
+export async function assertFunctionsHealthy(functions: FunctionProcess[]): Promise<void> {
+  const problems: string[] = [];
+  for (const f of functions) {
+    const res = await fetch(`${f.url}/healthz`, { signal: AbortSignal.timeout(10_000) });
+    if (res.ok) continue;
+    const body = (await res.json().catch(() => ({}))) as { problems?: string[] };
+    const lines = body.problems ?? [`HTTP ${res.status}`];
+    problems.push(`the ${f.name} function's configuration is invalid:\n  ${lines.join('\n  ')}`);
+  }
+  if (problems.length > 0) throw new Error(problems.join('\n'));
+}

@@ -14,7 +14,12 @@ import { type CaptureType, createTable, type DemoSchema, type DemoTable, demoSch
 import { type EmulatorPorts, type LocalEmulators, startEmulators } from './emulators';
 import { emulatorClient } from './emulators/spanner/client';
 import { bundledFunctionHost } from './function-bundle';
-import { type FunctionLogLine, type FunctionName, FunctionProcess } from './function-process';
+import {
+  assertFunctionsHealthy,
+  type FunctionLogLine,
+  type FunctionName,
+  FunctionProcess,
+} from './function-process';
 import { retargetRestoredTasks } from './function-urls';
 import { keepPorts, keptPortsFile, stackPorts, withKeptPorts } from './kept-ports';
 import { type PipelineProgress, readProgress } from './ledger-view';
@@ -201,26 +206,13 @@ async function startFunctions(
     const started = await Promise.allSettled(Object.values(functions).map((f) => f.start()));
     const failures = started.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
     if (failures.length === 0) {
-      await assertHealthy(Object.values(functions));
+      await assertFunctionsHealthy(Object.values(functions));
       return endpoints;
     }
     await Promise.all(Object.values(functions).map((f) => f.stop()));
     const picked = (e: unknown) => e instanceof PortInUseError && !options.ports?.[e.role as FunctionName];
     if (attempt >= PORT_ATTEMPTS || !failures.every(picked)) throw failures[0];
   }
-}
-
-/** Each function checked its configuration at start: refuse to go on when one of them found problems. */
-async function assertHealthy(functions: FunctionProcess[]): Promise<void> {
-  const problems: string[] = [];
-  for (const f of functions) {
-    const res = await fetch(`${f.url}/healthz`, { signal: AbortSignal.timeout(10_000) });
-    if (res.ok) continue;
-    const body = (await res.json().catch(() => ({}))) as { problems?: string[] };
-    const lines = body.problems ?? [`HTTP ${res.status}`];
-    problems.push(`the ${f.name} function's configuration is invalid:\n  ${lines.join('\n  ')}`);
-  }
-  if (problems.length > 0) throw new Error(problems.join('\n'));
 }
 
 /**
