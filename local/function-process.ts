@@ -8,6 +8,7 @@
  * exits when it closes; and every child still running when this process exits is killed on the way out.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { PortInUseError } from './ports';
@@ -105,7 +106,9 @@ export class FunctionProcess {
    */
   async start(timeoutMs = 30_000): Promise<void> {
     if (this.child) return;
-    const host = this.bundle ? ['--enable-source-maps', this.bundle] : ['--import', 'tsx', HOST];
+    // A bundle removed meanwhile (a day old, by another start in this checkout): run the sources instead.
+    const bundled = this.bundle !== undefined && existsSync(this.bundle);
+    const host = bundled ? ['--enable-source-maps', this.bundle!] : ['--import', 'tsx', HOST];
     const args = [...host, this.name, String(this.port), '--lifeline'];
     const child = spawn(process.execPath, args, {
       cwd: this.cwd,

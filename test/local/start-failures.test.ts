@@ -9,7 +9,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FunctionProcess } from '../../local/function-process';
-import { functionHostsWith, functionProcesses, ROOT, Terminal } from './support/terminal';
+import { functionHostsWith, functionProcesses, processesWith, ROOT, Terminal } from './support/terminal';
 
 let terminal: Terminal | undefined;
 /** Scripts started by a test, killed however the test ends (a failed assertion must not leave a stack). */
@@ -71,6 +71,22 @@ it('refuses to run a stack whose functions found their configuration invalid, le
   expect(output).not.toContain('sluice local ready');
   expect(functionHostsWith('--lifeline')).toEqual([]);
 }, 90_000);
+
+it('runs a function from its sources when its bundle was removed meanwhile', async () => {
+  const port = await occupy().then((s) => {
+    s.close();
+    return s.port;
+  });
+  const gone = join(ROOT, 'node_modules', '.cache', 'sluice-functions', 'function-host-removed.js');
+  const fn = new FunctionProcess('reader', port, {}, () => {}, ROOT, gone);
+  try {
+    await fn.start();
+    expect(fn.running).toBe(true);
+    expect(processesWith(join(ROOT, 'local', 'function-host.ts'), ` ${port} `)).toHaveLength(1);
+  } finally {
+    await fn.stop();
+  }
+}, 60_000);
 
 it('says which port a function could not listen on', async () => {
   const busy = await occupy();
