@@ -55,14 +55,78 @@ export function parseFlags(argv: string[]): CliOptions {
   return out;
 }
 
-/** A whole-number flag's value, or `fallback` when the flag is absent or not digits. */
-export function intFlag(value: string | boolean | undefined, fallback: number): number {
-  return typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : fallback;
+/** `dataDir` as the user typed it: `--data-dir`. */
+export function flagName(key: string): string {
+  return `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+}
+
+/** A flag that takes a value (`--data-dir dir`): its value, or undefined when absent; alone it is an error. */
+export function stringFlag(options: CliOptions, key: string): string | undefined {
+  const value = options[key];
+  if (value === undefined || typeof value === 'string') return value;
+  throw new Error(`${flagName(key)} needs a value`);
+}
+
+/** A flag that takes no value (`--no-change-streams`): whether it was given; a value after it is an error. */
+export function switchFlag(options: CliOptions, key: string): boolean {
+  const value = options[key];
+  if (typeof value === 'string')
+    throw new Error(`${flagName(key)} takes no value, got ${JSON.stringify(value)}`);
+  return value === true;
+}
+
+/** A whole-number flag (`--port 9010`), or `fallback` when absent; any other value is an error naming it. */
+export function intFlag(options: CliOptions, key: string, fallback: number): number {
+  const value = stringFlag(options, key);
+  if (value === undefined) return fallback;
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value)))
+    throw new Error(`${flagName(key)} takes a whole number, got ${JSON.stringify(value)}`);
+  return Number(value);
 }
 
 /** A comma-separated flag's items (none when the flag is absent). */
-export function listFlag(value: string | boolean | undefined): string[] {
-  return typeof value === 'string' ? value.split(',') : [];
+export function listFlag(options: CliOptions, key: string): string[] {
+  return stringFlag(options, key)?.split(',') ?? [];
+}
+
+/** One of `choices` (any case), or `fallback` when absent; another value is an error listing the choices. */
+export function choiceFlag<T extends string>(
+  options: CliOptions,
+  key: string,
+  choices: readonly T[],
+  fallback: T,
+): T {
+  const value = stringFlag(options, key);
+  if (value === undefined) return fallback;
+  const found = choices.find((c) => c.toLowerCase() === value.toLowerCase());
+  if (found === undefined)
+    throw new Error(`${flagName(key)} takes one of ${choices.join(', ')}, got ${JSON.stringify(value)}`);
+  return found;
+}
+
+/** The value flags among `keys` that were given, by key: spread into an emulator's options. */
+export function givenFlags<K extends string>(options: CliOptions, ...keys: K[]): Partial<Record<K, string>> {
+  const out: Partial<Record<K, string>> = {};
+  for (const key of keys) {
+    const value = stringFlag(options, key);
+    if (value !== undefined) out[key] = value;
+  }
+  return out;
+}
+
+/**
+ * Refuses a flag the emulator's usage does not name (a typo such as `--prot` would otherwise be ignored and
+ * the emulator start on a port nobody asked for). The usage is the list of flags, so the two cannot drift.
+ */
+export function assertKnownFlags(name: string, cli: EmulatorCli, options: CliOptions): void {
+  const known = new Set([...cli.usage.matchAll(/--([a-z][a-z-]*)/g)].map((m) => `--${m[1]}`));
+  const unknown = Object.keys(options)
+    .map(flagName)
+    .filter((f) => !known.has(f));
+  if (unknown.length)
+    throw new Error(
+      `the ${name} emulator takes no ${unknown.join(', ')}; it takes ${[...known].filter((f) => f !== '--help').join(', ')}`,
+    );
 }
 
 /**
@@ -138,7 +202,7 @@ function listening(clis: Array<[string, EmulatorCli]>, running: Map<string, Runn
 function plannedPorts(clis: Array<[string, EmulatorCli]>, options: CliOptions, file: string | undefined) {
   const roles = clis.flatMap(([name, cli]) => Object.values(cli.portFlags).map((f) => `${name}.${f}`));
   const kept = file ? readKeptPorts(file) : undefined;
-  const from = options.portsFrom === undefined ? undefined : Number(options.portsFrom);
+  const from = options.portsFrom === undefined ? undefined : intFlag(options, 'portsFrom', 0);
   const asked = from === undefined ? undefined : consecutivePorts(from, roles);
   if (kept && asked && roles.some((r) => kept[r] !== asked[r]))
     throw new Error(
@@ -169,6 +233,7 @@ async function startAll(name: string, names: string[], options: CliOptions) {
   try {
     for (const [n, cli] of clis) {
       const own = all ? allOptions(options, n) : (({ portsFrom: _, ...rest }) => rest)(options);
+      if (!all) assertKnownFlags(n, cli, own);
       running.set(n, await cli.start({ ...flags[n], ...own }));
     }
   } catch (err) {

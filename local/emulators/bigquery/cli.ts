@@ -2,13 +2,9 @@
  * `npm run emulator -- bigquery --port <grpc> --rest-port <http> [--admin-port <p>] [--project <id>]
  * [--create-stream-quota <n>[/<window ms>]] [--data-dir dir]`.
  */
-import type { CliOptions, EmulatorCli } from '../cli';
+import { type CliOptions, type EmulatorCli, givenFlags, intFlag, stringFlag } from '../cli';
 import { startBigQueryEmulator } from './emulator';
 import { type CreateStreamQuota, parseCreateStreamQuota } from './stream-quota';
-
-function port(value: string | boolean | undefined): number {
-  return typeof value === 'string' ? Number(value) : 0;
-}
 
 /** The BigQuery emulator as the shared CLI starts it. */
 export const cli: EmulatorCli = {
@@ -16,17 +12,17 @@ export const cli: EmulatorCli = {
     'usage: npm run emulator -- bigquery --port <grpc> --rest-port <http> [--admin-port <p>] [--project <id>] [--create-stream-quota <n>[/<window ms>]] [--data-dir dir]',
   portFlags: { grpc: 'port', rest: 'restPort', admin: 'adminPort' },
   async start(options: CliOptions) {
+    const quotaFlag = stringFlag(options, 'createStreamQuota');
+    const project = stringFlag(options, 'project');
     const quota: CreateStreamQuota | undefined =
-      typeof options.createStreamQuota === 'string'
-        ? parseCreateStreamQuota(options.createStreamQuota)
-        : undefined;
+      quotaFlag === undefined ? undefined : parseCreateStreamQuota(quotaFlag);
     const emulator = await startBigQueryEmulator({
       ...(quota ? { createStreamQuota: quota } : {}),
-      grpcPort: port(options.port),
-      restPort: port(options.restPort),
-      adminPort: port(options.adminPort),
-      ...(typeof options.project === 'string' ? { projectId: options.project } : {}),
-      ...(typeof options.dataDir === 'string' ? { dataDir: options.dataDir } : {}),
+      grpcPort: intFlag(options, 'port', 0),
+      restPort: intFlag(options, 'restPort', 0),
+      adminPort: intFlag(options, 'adminPort', 0),
+      ...(project === undefined ? {} : { projectId: project }),
+      ...givenFlags(options, 'dataDir'),
     });
     return {
       addresses: {

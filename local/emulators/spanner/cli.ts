@@ -3,17 +3,17 @@
  *  [--initial-partitions 2] [--churn-ms 30000] [--no-change-streams] [--no-retention-check]
  *  [--database projects/p/instances/i/databases/d --dialect postgresql] [--data-dir dir]`
  */
-import type { CliOptions, EmulatorCli } from '../cli';
+import {
+  type CliOptions,
+  choiceFlag,
+  type EmulatorCli,
+  givenFlags,
+  intFlag,
+  stringFlag,
+  switchFlag,
+} from '../cli';
 import { DEFAULT_CHURN_MS } from './change-stream-wiring';
 import { startSpannerEmulator } from './server';
-
-function num(v: string | boolean | undefined, fallback: number): number {
-  if (typeof v !== 'string') return fallback;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 0)
-    throw new Error(`expected a non-negative integer, got ${JSON.stringify(v)}`);
-  return n;
-}
 
 /** The Spanner emulator's CLI entry. */
 export const cli: EmulatorCli = {
@@ -21,22 +21,30 @@ export const cli: EmulatorCli = {
     'usage: npm run emulator -- spanner --port 9010 [--admin-port 9011] [--partitions N | --partition-bytes 4194304] [--initial-partitions 2] [--churn-ms 30000] [--no-change-streams] [--no-retention-check] [--database projects/p/instances/i/databases/d --dialect postgresql] [--data-dir dir]',
   portFlags: { grpc: 'port', admin: 'adminPort' },
   async start(options: CliOptions) {
+    const database = stringFlag(options, 'database');
+    const dialect = choiceFlag(
+      options,
+      'dialect',
+      ['googlesql', 'google_standard_sql', 'postgresql'],
+      'googlesql',
+    );
+    if (options.dialect !== undefined && database === undefined)
+      throw new Error('--dialect is the dialect of the --database it creates: give --database too');
     const emu = await startSpannerEmulator({
-      port: num(options.port, 0),
-      adminPort: num(options.adminPort, 0),
-      ...(options.partitions === undefined ? {} : { partitions: num(options.partitions, 0) }),
-      ...(options.partitionBytes === undefined ? {} : { partitionBytes: num(options.partitionBytes, 0) }),
-      initialPartitions: Math.max(1, num(options.initialPartitions, 2)),
-      churnMs: num(options.churnMs, DEFAULT_CHURN_MS),
-      ...(options.noChangeStreams === true ? { changeStreams: false as const } : {}),
-      ...(options.noRetentionCheck === true ? { retentionCheck: false } : {}),
-      ...(typeof options.dataDir === 'string' ? { dataDir: options.dataDir } : {}),
+      port: intFlag(options, 'port', 0),
+      adminPort: intFlag(options, 'adminPort', 0),
+      ...(options.partitions === undefined ? {} : { partitions: intFlag(options, 'partitions', 0) }),
+      ...(options.partitionBytes === undefined
+        ? {}
+        : { partitionBytes: intFlag(options, 'partitionBytes', 0) }),
+      initialPartitions: Math.max(1, intFlag(options, 'initialPartitions', 2)),
+      churnMs: intFlag(options, 'churnMs', DEFAULT_CHURN_MS),
+      ...(switchFlag(options, 'noChangeStreams') ? { changeStreams: false as const } : {}),
+      ...(switchFlag(options, 'noRetentionCheck') ? { retentionCheck: false } : {}),
+      ...givenFlags(options, 'dataDir'),
     });
-    if (typeof options.database === 'string' && !emu.admin.hasDatabase(options.database)) {
-      const dialect =
-        String(options.dialect ?? '').toLowerCase() === 'postgresql' ? 'POSTGRESQL' : 'GOOGLE_STANDARD_SQL';
-      emu.admin.createDatabase(options.database, dialect);
-    }
+    if (database !== undefined && !emu.admin.hasDatabase(database))
+      emu.admin.createDatabase(database, dialect === 'postgresql' ? 'POSTGRESQL' : 'GOOGLE_STANDARD_SQL');
     return { addresses: { grpc: emu.address, admin: emu.adminUrl }, stop: emu.stop };
   },
 };
