@@ -24,20 +24,16 @@ import type {
 import { parseConfigObject } from '../../shared/domain/config';
 import { newDeadLetter } from '../../shared/domain/dead-letter';
 import { SluiceError } from '../../shared/domain/errors';
-import type { ChangeStreamOptions, TableSchema } from '../../shared/domain/information-schema';
+import type { TableSchema } from '../../shared/domain/information-schema';
 import { TableNotFoundError } from '../../shared/domain/information-schema';
 import { createLogger } from '../../shared/domain/log';
 import { canonicalKey, type KeyColumn } from '../../shared/domain/row-reads';
 import { fromNanos, type Timestamp } from '../../shared/domain/timestamp';
 import type { RowsAt, SchemaReadOptions, SpannerCatalog } from '../../shared/ports/spanner-catalog';
+import { AllTablesCatalog, schemaColumn } from './support/catalog';
 
 const ts = (n: number): Timestamp => fromNanos(1_700_000_000_000_000_000n + BigInt(n));
-const col = (name: string, code: string, n: number) => ({
-  name,
-  type: { code },
-  nullable: true,
-  ordinalPosition: n,
-});
+const col = schemaColumn;
 const ORDERS: TableSchema = {
   name: 'Orders',
   primaryKey: ['OrderId'],
@@ -50,25 +46,13 @@ const CUSTOMERS: TableSchema = {
 };
 
 /** Schemas, and fact rows by version (for mods that lack a lookup's column). */
-class Catalog implements SpannerCatalog {
+class Catalog extends AllTablesCatalog implements SpannerCatalog {
   readonly rows: Array<{ at: Timestamp; row: Record<string, JsonValue> | null; id: string }> = [];
   readonly reads: Timestamp[] = [];
   /** When a table (and a column of it added later) came to exist; absent: always. */
   readonly created = new Map<string, { at: Timestamp; columns: Record<string, Timestamp> }>();
-  constructor(readonly schemas: TableSchema[]) {}
-  async dialect() {
-    return 'GOOGLE_STANDARD_SQL' as const;
-  }
-  async streamScope() {
-    return { all: true, tables: new Map() };
-  }
-  async streamOptions(): Promise<ChangeStreamOptions> {
-    return {
-      valueCaptureType: 'NEW_ROW',
-      retentionSeconds: 86_400,
-      partitionMode: 'IMMUTABLE_KEY_RANGE',
-      raw: {},
-    };
+  constructor(readonly schemas: TableSchema[]) {
+    super();
   }
   /** INFORMATION_SCHEMA as of `at`: a table or column created later is not there yet. */
   async tableSchema(table: string, options: SchemaReadOptions = {}) {

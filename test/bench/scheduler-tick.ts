@@ -21,7 +21,7 @@ import type { AppSettings } from '../../shared/app/common/settings';
 import { LedgerStore } from '../../shared/app/ledger/ledger-store';
 import { Scheduler } from '../../shared/app/replication/scheduler/scheduler';
 import { parseConfigObject } from '../../shared/domain/config';
-import type { ChangeStreamOptions, TableSchema } from '../../shared/domain/information-schema';
+import type { TableSchema } from '../../shared/domain/information-schema';
 import {
   entriesFromChildPartitions,
   ledgerPaths,
@@ -33,6 +33,7 @@ import {
 import { createLogger } from '../../shared/domain/log';
 import { addMillis, formatTimestamp, fromEpochMillis, type Timestamp } from '../../shared/domain/timestamp';
 import type { SpannerCatalog } from '../../shared/ports/spanner-catalog';
+import { AllTablesCatalog } from '../app/support/catalog';
 
 const BUCKET = 'bench-ledger';
 const PIPELINE = 'bench';
@@ -47,21 +48,7 @@ class CountingFaults extends FaultInjector {
 }
 
 /** A catalog of one watched table, answered from memory (the scheduler validates the stream once). */
-class StaticCatalog implements SpannerCatalog {
-  async dialect() {
-    return 'GOOGLE_STANDARD_SQL' as const;
-  }
-  async streamScope() {
-    return { all: true, tables: new Map() };
-  }
-  async streamOptions(): Promise<ChangeStreamOptions> {
-    return {
-      valueCaptureType: 'NEW_ROW',
-      retentionSeconds: 86_400,
-      partitionMode: 'IMMUTABLE_KEY_RANGE',
-      raw: {},
-    };
-  }
+class StaticCatalog extends AllTablesCatalog implements SpannerCatalog {
   async tableSchema(table: string): Promise<TableSchema> {
     return {
       name: table,

@@ -10,13 +10,9 @@ import { parseConfigObject } from '../../../shared/domain/config';
 import { TableNotFoundError, type TableSchema } from '../../../shared/domain/information-schema';
 import { fromNanos } from '../../../shared/domain/timestamp';
 import { KEY_VALUES, type SnapshotRow } from '../../../shared/ports/snapshot-source';
+import { schemaColumn } from '../support/catalog';
 
-const col = (name: string, code: string, n: number) => ({
-  name,
-  type: { code },
-  nullable: true,
-  ordinalPosition: n,
-});
+const col = schemaColumn;
 const ORDERS: TableSchema = {
   name: 'Orders',
   primaryKey: ['OrderId'],

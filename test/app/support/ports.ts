@@ -16,6 +16,7 @@ import type { Timestamp } from '../../../shared/domain/timestamp';
 import type { WriterValue } from '../../../shared/domain/value-mapping';
 import type { CompletenessSink, ReplicaSink } from '../../../shared/ports/sinks';
 import type { RowsAt, SpannerCatalog } from '../../../shared/ports/spanner-catalog';
+import { ALL_TABLES_STREAM_OPTIONS } from './catalog';
 import { COLUMNS, type ScriptedStream } from './script';
 
 /** Fails the next `n` calls with an error carrying gRPC `code`. */
@@ -136,12 +137,7 @@ export class MemoryCompleteness implements CompletenessSink {
 
 export class ScriptCatalog implements SpannerCatalog {
   scope: ChangeStreamScope | undefined = { all: true, tables: new Map() };
-  options: ChangeStreamOptions = {
-    valueCaptureType: 'NEW_ROW',
-    retentionSeconds: 86_400,
-    partitionMode: 'IMMUTABLE_KEY_RANGE',
-    raw: {},
-  };
+  options: ChangeStreamOptions = { ...ALL_TABLES_STREAM_OPTIONS };
   /** Tables the database does not have. */
   readonly missing = new Set<string>();
   constructor(private readonly script: ScriptedStream) {}

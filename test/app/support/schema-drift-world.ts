@@ -10,15 +10,12 @@ import type {
   ValueCaptureType,
 } from '../../../shared/domain/change-record';
 import { parseConfigObject } from '../../../shared/domain/config';
-import type {
-  ChangeStreamOptions,
-  TableColumn,
-  TableSchema,
-} from '../../../shared/domain/information-schema';
+import type { TableColumn, TableSchema } from '../../../shared/domain/information-schema';
 import { createLogger } from '../../../shared/domain/log';
 import { canonicalKey, type KeyColumn } from '../../../shared/domain/row-reads';
 import { fromNanos, type Timestamp } from '../../../shared/domain/timestamp';
 import type { RowsAt, SchemaReadOptions, SpannerCatalog } from '../../../shared/ports/spanner-catalog';
+import { AllTablesCatalog } from './catalog';
 
 export const t = (code: string): SpannerType => ({ code });
 export const col = (
@@ -36,26 +33,12 @@ export const col = (
 export const ts = (n: number): Timestamp => fromNanos(1_700_000_000_000_000_000n + BigInt(n));
 
 /** A catalog with schema versions (by timestamp) and row versions, counting reads. */
-export class VersionedCatalog implements SpannerCatalog {
+export class VersionedCatalog extends AllTablesCatalog implements SpannerCatalog {
   readonly versions: Array<{ from: Timestamp; schema: TableSchema }> = [];
   readonly rows: Array<{ at: Timestamp; table: string; id: string; row: Record<string, JsonValue> | null }> =
     [];
   readonly reads: Array<{ table: string; at: Timestamp; keys: number }> = [];
   schemaReads = 0;
-  async dialect() {
-    return 'GOOGLE_STANDARD_SQL' as const;
-  }
-  async streamScope() {
-    return { all: true, tables: new Map() };
-  }
-  async streamOptions(): Promise<ChangeStreamOptions> {
-    return {
-      valueCaptureType: 'NEW_ROW',
-      retentionSeconds: 86_400,
-      partitionMode: 'IMMUTABLE_KEY_RANGE',
-      raw: {},
-    };
-  }
   schemaAt(table: string, at: Timestamp = ts(1_000_000)): TableSchema {
     const v = this.versions.filter((x) => x.schema.name === table && x.from <= at).pop();
     if (!v) throw new Error(`table ${table} not found or has no columns`);
