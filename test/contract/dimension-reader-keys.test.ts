@@ -8,14 +8,13 @@
 process.env.METADATA_SERVER_DETECTION = 'none';
 
 import { Spanner } from '@google-cloud/spanner';
-import { createTestDatabase, type TestDatabase } from '../../local/emulators/spanner/client';
-import { type RunningSpannerEmulator, startSpannerEmulator } from '../../local/emulators/spanner/server';
 import { SpannerCatalogReader } from '../../shared/adapters/spanner/catalog';
 import { SpannerDimensionReader } from '../../shared/adapters/spanner/dimension-reader';
 import { Enricher } from '../../shared/app/enrichment/enricher';
 import type { Dialect, JsonValue } from '../../shared/domain/change-record';
 import { lookupsSchema, resolveLookups } from '../../shared/domain/enrichment/lookups';
 import { fromSecondsAndNanos, type Timestamp } from '../../shared/domain/timestamp';
+import { dialectDatabases } from '../emulators/spanner/support/dialect-databases';
 
 /** One key type: the column type per dialect, values to store (client form), and how each is asked for. */
 interface KeyCase {
@@ -115,20 +114,7 @@ const DDL: Record<Dialect, string[]> = {
   ],
 };
 
-let emu: RunningSpannerEmulator;
-const dbs: Partial<Record<Dialect, TestDatabase>> = {};
-
-beforeAll(async () => {
-  emu = await startSpannerEmulator({ port: 0 });
-  dbs.GOOGLE_STANDARD_SQL = await createTestDatabase(emu, 'GOOGLE_STANDARD_SQL', DDL.GOOGLE_STANDARD_SQL);
-  dbs.POSTGRESQL = await createTestDatabase(emu, 'POSTGRESQL', DDL.POSTGRESQL);
-});
-
-afterAll(async () => {
-  await dbs.GOOGLE_STANDARD_SQL?.close();
-  await dbs.POSTGRESQL?.close();
-  await emu?.stop();
-});
+const spanner = dialectDatabases(DDL);
 
 describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])(
   'Spanner dimension reader keys, %s',
@@ -136,7 +122,7 @@ describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])(
     const pg = dialect === 'POSTGRESQL';
     const n = (s: string) => (pg ? s.toLowerCase() : s);
     const setup = () => {
-      const database = dbs[dialect]!.database;
+      const database = spanner.db(dialect).database;
       const catalog = new SpannerCatalogReader(database);
       return {
         database,

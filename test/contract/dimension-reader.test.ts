@@ -6,8 +6,6 @@
  */
 process.env.METADATA_SERVER_DETECTION = 'none';
 
-import { createTestDatabase, type TestDatabase } from '../../local/emulators/spanner/client';
-import { type RunningSpannerEmulator, startSpannerEmulator } from '../../local/emulators/spanner/server';
 import { MemoryDimensionReader } from '../../shared/adapters/memory/dimension-reader';
 import { SpannerCatalogReader } from '../../shared/adapters/spanner/catalog';
 import { SpannerDimensionReader } from '../../shared/adapters/spanner/dimension-reader';
@@ -16,6 +14,7 @@ import type { Dialect } from '../../shared/domain/change-record';
 import { lookupsSchema, resolveLookups } from '../../shared/domain/enrichment/lookups';
 import { addNanos, fromSecondsAndNanos, type Timestamp } from '../../shared/domain/timestamp';
 import type { DimensionReader, KeyValues } from '../../shared/ports/dimension-reader';
+import { dialectDatabases } from '../emulators/spanner/support/dialect-databases';
 
 const MAX = '9223372036854775807';
 const MIN = '-9223372036854775808';
@@ -79,8 +78,6 @@ contract('in-memory', async () => {
   };
 });
 
-let emu: RunningSpannerEmulator;
-const dbs: Partial<Record<Dialect, TestDatabase>> = {};
 const DDL: Record<Dialect, string[]> = {
   GOOGLE_STANDARD_SQL: [
     `CREATE TABLE Customers (CustomerId INT64 NOT NULL, Region STRING(8) NOT NULL, Segment STRING(MAX))
@@ -94,22 +91,12 @@ const DDL: Record<Dialect, string[]> = {
   ],
 };
 
-beforeAll(async () => {
-  emu = await startSpannerEmulator({ port: 0 });
-  dbs.GOOGLE_STANDARD_SQL = await createTestDatabase(emu, 'GOOGLE_STANDARD_SQL', DDL.GOOGLE_STANDARD_SQL);
-  dbs.POSTGRESQL = await createTestDatabase(emu, 'POSTGRESQL', DDL.POSTGRESQL);
-});
-
-afterAll(async () => {
-  await dbs.GOOGLE_STANDARD_SQL?.close();
-  await dbs.POSTGRESQL?.close();
-  await emu?.stop();
-});
+const spanner = dialectDatabases(DDL);
 
 function spannerFixture(dialect: Dialect) {
   const pg = dialect === 'POSTGRESQL';
   const n = (s: string) => (pg ? s.toLowerCase() : s);
-  const database = dbs[dialect]!.database;
+  const database = spanner.db(dialect).database;
   const catalog = new SpannerCatalogReader(database);
   const reader = new SpannerDimensionReader(database, (t) => catalog.tableSchema(t));
   return {
@@ -155,7 +142,7 @@ describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])('Spanner dimension
     ]);
     const resolved = resolveLookups(fact, config, new Map([[dim.name, dim]]));
     if (!resolved.ok) throw new Error(resolved.problems.join('\n'));
-    emu.admin.faults.add({ method: 'StreamingRead', times: 2, code: 10, message: 'injected abort' });
+    spanner.emu.admin.faults.add({ method: 'StreamingRead', times: 2, code: 10, message: 'injected abort' });
     const e = new Enricher(resolved.lookups[0]!, { reader: fixture.reader, sleep: async () => {} });
     const values = { [n('OrderId')]: '1', [n('Region')]: 'ap', [n('CustId')]: '77' };
     expect(await e.enrich([{ values, at: t }])).toEqual([{ [`c_${n('Segment')}`]: 'gold' }]);

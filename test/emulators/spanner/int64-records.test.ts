@@ -5,10 +5,9 @@
 process.env.METADATA_SERVER_DETECTION = 'none';
 
 import { Spanner } from '@google-cloud/spanner';
-import { createTestDatabase, type TestDatabase } from '../../../local/emulators/spanner/client';
-import { type RunningSpannerEmulator, startSpannerEmulator } from '../../../local/emulators/spanner/server';
 import type { DataChangeRecord, Dialect } from '../../../shared/domain/change-record';
 import { walkDag } from './change-streams/client-read';
+import { dialectDatabases } from './support/dialect-databases';
 
 const EXTREMES = [
   '-9223372036854775808',
@@ -18,25 +17,15 @@ const EXTREMES = [
   '9223372036854775807',
 ];
 
-let emu: RunningSpannerEmulator;
-const dbs: Partial<Record<Dialect, TestDatabase>> = {};
-
-// Setup starts an emulator and creates databases: under a loaded machine it can take longer than a test.
-beforeAll(async () => {
-  emu = await startSpannerEmulator({ port: 0, churnMs: 0 });
-  dbs.GOOGLE_STANDARD_SQL = await createTestDatabase(emu, 'GOOGLE_STANDARD_SQL', [
+const spanner = dialectDatabases({
+  GOOGLE_STANDARD_SQL: [
     'CREATE TABLE T (K INT64 NOT NULL, V INT64, W STRING(MAX), A ARRAY<INT64>) PRIMARY KEY (K)',
     "CREATE CHANGE STREAM S FOR T OPTIONS (value_capture_type = 'NEW_ROW_AND_OLD_VALUES')",
-  ]);
-  dbs.POSTGRESQL = await createTestDatabase(emu, 'POSTGRESQL', [
+  ],
+  POSTGRESQL: [
     'CREATE TABLE t (k bigint NOT NULL PRIMARY KEY, v bigint, w varchar, a bigint[])',
     "CREATE CHANGE STREAM s FOR t WITH (value_capture_type = 'NEW_ROW_AND_OLD_VALUES')",
-  ]);
-}, 60_000);
-
-afterAll(async () => {
-  for (const db of Object.values(dbs)) await db?.close();
-  await emu?.stop();
+  ],
 });
 
 const names = (dialect: Dialect) =>
@@ -47,9 +36,9 @@ const names = (dialect: Dialect) =>
 test.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])(
   '%s: keys, new values and old values keep every digit of INT64',
   async (dialect) => {
-    const db = dbs[dialect]!;
+    const db = spanner.db(dialect);
     const n = names(dialect);
-    const start = emu.admin.nowNs();
+    const start = spanner.emu.admin.nowNs();
     const rows = EXTREMES.map((k, i) => ({
       [n.k]: Spanner.int(k),
       [n.v]: Spanner.int(EXTREMES[(i + 1) % EXTREMES.length]!),
@@ -60,7 +49,7 @@ test.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])(
     // An update that does not name the INT64 column must keep its stored value exactly.
     await db.database.table(n.table).update(EXTREMES.map((k) => ({ [n.k]: Spanner.int(k), [n.w]: 'y' })));
     await db.database.table(n.table).deleteRows(EXTREMES.map((k) => [k] as unknown as string));
-    const end = emu.admin.nowNs();
+    const end = spanner.emu.admin.nowNs();
 
     const walk = await walkDag(db.database, dialect, n.stream, start, end);
     const mods = walk.data.flatMap((r: DataChangeRecord) => r.mods.map((m) => ({ type: r.modType, ...m })));
@@ -89,7 +78,7 @@ test.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])(
 );
 
 test('writes that do not name an INT64 column (mutation or DML) leave it exact', async () => {
-  const db = dbs.GOOGLE_STANDARD_SQL!;
+  const db = spanner.g;
   const read = async () => {
     const [rows] = await db.database.run({
       sql: 'SELECT V FROM T WHERE K = 42',

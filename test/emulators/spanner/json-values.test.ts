@@ -5,30 +5,16 @@
  */
 process.env.METADATA_SERVER_DETECTION = 'none';
 
-import { createTestDatabase, type TestDatabase } from '../../../local/emulators/spanner/client';
-import { type RunningSpannerEmulator, startSpannerEmulator } from '../../../local/emulators/spanner/server';
 import type { Dialect } from '../../../shared/domain/change-record';
 import { walkDag } from './change-streams/client-read';
+import { dialectDatabases } from './support/dialect-databases';
 
-let emu: RunningSpannerEmulator;
-const dbs: Partial<Record<Dialect, TestDatabase>> = {};
-
-// Setup starts an emulator and creates databases: under a loaded machine it can take longer than a test.
-beforeAll(async () => {
-  emu = await startSpannerEmulator({ port: 0, churnMs: 0 });
-  dbs.GOOGLE_STANDARD_SQL = await createTestDatabase(emu, 'GOOGLE_STANDARD_SQL', [
+const spanner = dialectDatabases({
+  GOOGLE_STANDARD_SQL: [
     'CREATE TABLE J (Id INT64 NOT NULL, Doc JSON) PRIMARY KEY (Id)',
     'CREATE CHANGE STREAM S FOR J',
-  ]);
-  dbs.POSTGRESQL = await createTestDatabase(emu, 'POSTGRESQL', [
-    'CREATE TABLE j (id bigint NOT NULL PRIMARY KEY, doc jsonb)',
-    'CREATE CHANGE STREAM s FOR j',
-  ]);
-}, 60_000);
-
-afterAll(async () => {
-  for (const db of Object.values(dbs)) await db?.close();
-  await emu?.stop();
+  ],
+  POSTGRESQL: ['CREATE TABLE j (id bigint NOT NULL PRIMARY KEY, doc jsonb)', 'CREATE CHANGE STREAM s FOR j'],
 });
 
 const deep = (n: number): string => (n === 0 ? '1' : `{"d": ${deep(n - 1)}}`);
@@ -57,17 +43,17 @@ test.each<[Dialect, string[]]>([
     ],
   ],
 ])('%s: JSON numbers and structure survive as text', async (dialect, expected) => {
-  const db = dbs[dialect]!;
+  const db = spanner.db(dialect);
   const [t, s, id, doc] = dialect === 'POSTGRESQL' ? ['j', 's', 'id', 'doc'] : ['J', 'S', 'Id', 'Doc'];
-  const start = emu.admin.nowNs();
+  const start = spanner.emu.admin.nowNs();
   await db.database.table(t).insert(INPUT.map((d, i) => ({ [id]: String(i + 1), [doc]: d })));
-  const walk = await walkDag(db.database, dialect, s, start, emu.admin.nowNs());
+  const walk = await walkDag(db.database, dialect, s, start, spanner.emu.admin.nowNs());
   const docs = walk.data.flatMap((r) => r.mods).sort((a, b) => Number(a.keys[id]) - Number(b.keys[id]));
   expect(docs.map((m) => m.newValues[doc])).toEqual(expected);
 });
 
 test('a malformed or too deep JSON value is refused', async () => {
-  const table = dbs.GOOGLE_STANDARD_SQL!.database.table('J');
+  const table = spanner.g.database.table('J');
   for (const bad of ['{"a":}', '[1,]', deep(101), '01', '{"a":1} x'])
     await expect(table.insert({ Id: '9', Doc: bad })).rejects.toMatchObject({ code: 3 });
 });
