@@ -10,10 +10,10 @@
 process.env.METADATA_SERVER_DETECTION = 'none';
 
 import { Random } from '../../local/random';
-import { type LocalStack, startLocalStack } from '../../local/stack';
 import { rowValues } from '../../local/values';
 import type { Dialect } from '../../shared/domain/change-record';
 import { historyCounts, status, until, verdict } from './support/failures';
+import { useLocalStack } from './support/local-stack';
 
 /** 2,000,000 characters (under Spanner's 2,621,440 a STRING cell), 12 MB of history JSON. */
 const HEAVY = '\u0001'.repeat(2_000_000);
@@ -53,18 +53,10 @@ function awaitJob(backfill: string, id: string): Promise<JobView> {
 describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])(
   'a backfill row too large for the history on the local stack, %s',
   (dialect) => {
-    let stack: LocalStack;
-
-    beforeAll(async () => {
-      stack = await startLocalStack({
-        dialect,
-        churnMs: 0,
-        functionEnv: { SLUICE_START_AT: 'snapshot', SLUICE_ON_BAD_RECORD: 'dead-letter' },
-      });
-    }, 60_000);
-
-    afterAll(async () => {
-      await stack?.stop();
+    const stack = useLocalStack({
+      dialect,
+      churnMs: 0,
+      functionEnv: { SLUICE_START_AT: 'snapshot', SLUICE_ON_BAD_RECORD: 'dead-letter' },
     });
 
     it('is dead-lettered with its key, column and snapshot timestamp; the rest of the backfill is written once', async () => {

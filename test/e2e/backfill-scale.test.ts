@@ -8,25 +8,18 @@
 process.env.METADATA_SERVER_DETECTION = 'none';
 
 import { Random } from '../../local/random';
-import { type LocalStack, startLocalStack } from '../../local/stack';
 import { LOCAL } from '../../local/stack-config';
 import { rowValues } from '../../local/values';
+import { useLocalStack } from './support/local-stack';
 
 const ROWS = 20_000;
 const CONCURRENCY = 3;
-let stack: LocalStack;
 
-beforeAll(async () => {
-  stack = await startLocalStack({
-    churnMs: 0,
-    backfillConcurrency: CONCURRENCY,
-    // About 200 bytes a row: a dozen or more partitions of 256 KiB.
-    partitionBytes: 256 * 1024,
-  });
-}, 60_000);
-
-afterAll(async () => {
-  await stack?.stop();
+const stack = useLocalStack({
+  churnMs: 0,
+  backfillConcurrency: CONCURRENCY,
+  // About 200 bytes a row: a dozen or more partitions of 256 KiB.
+  partitionBytes: 256 * 1024,
 });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -8,10 +8,11 @@
  */
 process.env.METADATA_SERVER_DETECTION = 'none';
 
-import { type LocalStack, startLocalStack } from '../../local/stack';
+import type { LocalStack } from '../../local/stack';
 import type { Dialect } from '../../shared/domain/change-record';
 import { addNanos, formatTimestamp, parseTimestamp } from '../../shared/domain/timestamp';
 import { runEventProblems } from '../unit/domain/lineage/open-lineage-schema';
+import { useLocalStack } from './support/local-stack';
 
 type View = { id: string; state: string; origin: string; rowsWritten: number; snapshotTimestamp: string };
 
@@ -63,19 +64,12 @@ async function expectBackfillLineage(stack: LocalStack, completed: number): Prom
 describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])(
   'backfills on the local stack, %s',
   (dialect) => {
-    let stack: LocalStack;
     let workload: ReturnType<LocalStack['workload']> | undefined;
 
-    beforeAll(async () => {
-      stack = await startLocalStack({
-        dialect,
-        churnMs: 2_000,
-        functionEnv: { SLUICE_START_AT: 'snapshot' },
-      });
-    }, 60_000);
-
-    afterAll(async () => {
-      await stack?.stop();
+    const stack = useLocalStack({
+      dialect,
+      churnMs: 2_000,
+      functionEnv: { SLUICE_START_AT: 'snapshot' },
     });
 
     it('hands over from snapshots to the stream under a live workload, with crashes and duplicates', async () => {

@@ -8,12 +8,13 @@
 process.env.METADATA_SERVER_DETECTION = 'none';
 
 import { Random } from '../../local/random';
-import { type LocalStack, startLocalStack } from '../../local/stack';
+import type { LocalStack } from '../../local/stack';
 import { LOCAL } from '../../local/stack-config';
 import { rowValues } from '../../local/values';
 import type { Dialect } from '../../shared/domain/change-record';
 import { keyHash } from '../../shared/domain/log-values';
 import { fromNanos, maxTimestamp } from '../../shared/domain/timestamp';
+import { useLocalStack } from './support/local-stack';
 import { handMadeReplica } from './support/strict-replica';
 
 interface Status {
@@ -110,15 +111,7 @@ async function historyCounts(stack: LocalStack) {
 describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])(
   'a poison record on the local stack, %s',
   (dialect) => {
-    let stack: LocalStack;
-
-    beforeAll(async () => {
-      stack = await startLocalStack({ dialect, churnMs: 0 });
-    }, 60_000);
-
-    afterAll(async () => {
-      await stack?.stop();
-    });
+    const stack = useLocalStack({ dialect, churnMs: 0 });
 
     it('fails only its partition, named in the status; retried after the fix it catches up exactly once', async () => {
       const customers = stack.schema.customers;
@@ -174,18 +167,10 @@ describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])(
 describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])(
   'a dead-lettered record on the local stack, %s',
   (dialect) => {
-    let stack: LocalStack;
-
-    beforeAll(async () => {
-      stack = await startLocalStack({
-        dialect,
-        churnMs: 0,
-        functionEnv: { SLUICE_ON_BAD_RECORD: 'dead-letter' },
-      });
-    }, 60_000);
-
-    afterAll(async () => {
-      await stack?.stop();
+    const stack = useLocalStack({
+      dialect,
+      churnMs: 0,
+      functionEnv: { SLUICE_ON_BAD_RECORD: 'dead-letter' },
     });
 
     it('is set aside while its partition goes on, listed, and replayed once after the fix', async () => {

@@ -16,22 +16,21 @@
  */
 process.env.METADATA_SERVER_DETECTION = 'none';
 
-import { type LocalStack, startLocalStack } from '../../local/stack';
 import { LOCAL } from '../../local/stack-config';
 import type { Dialect } from '../../shared/domain/change-record';
 import { committer, historyCounts, status, until, verdict } from './support/failures';
+import { useLocalStack } from './support/local-stack';
 
 const BOUND = 150_000;
 
 describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])(
   'failure families on the local stack, %s',
   (dialect) => {
-    let stack: LocalStack;
     let c: ReturnType<typeof committer>;
     const logs: Array<Record<string, unknown>> = [];
 
-    beforeAll(async () => {
-      stack = await startLocalStack({
+    const stack = useLocalStack(
+      {
         dialect,
         // Windows long-poll, so records arrive while a window is open and it flushes several times.
         mode: 'continuous',
@@ -39,15 +38,13 @@ describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])(
         onFunctionLog: (l) => {
           if (l.json) logs.push(l.json);
         },
-      });
-      expect((await stack.tick()).status).toBe(200);
-      stack.startTicking(400);
-      c = committer(stack, 21);
-    }, 60_000);
-
-    afterAll(async () => {
-      await stack?.stop();
-    });
+      },
+      async () => {
+        expect((await stack.tick()).status).toBe(200);
+        stack.startTicking(400);
+        c = committer(stack, 21);
+      },
+    );
 
     it(
       'a partial flush: the retry starts at the acknowledged boundary and writes no history twice',

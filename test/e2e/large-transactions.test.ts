@@ -7,9 +7,9 @@ process.env.METADATA_SERVER_DETECTION = 'none';
 
 import { createHash } from 'node:crypto';
 import type { DemoTable } from '../../local/demo-schema';
-import { type LocalStack, startLocalStack } from '../../local/stack';
 import { LOCAL } from '../../local/stack-config';
 import { fromSecondsAndNanos } from '../../shared/domain/timestamp';
+import { useLocalStack } from './support/local-stack';
 
 const MiB = 1024 * 1024;
 const blobs: DemoTable = {
@@ -33,15 +33,8 @@ const wide: DemoTable = {
   history: 'many_history',
 };
 
-let stack: LocalStack;
-
-beforeAll(async () => {
-  stack = await startLocalStack({ churnMs: 0, extraTables: [blobs, wide] });
+const stack = useLocalStack({ churnMs: 0, extraTables: [blobs, wide] }, async () => {
   expect((await stack.tick()).status).toBe(200);
-}, 60_000);
-
-afterAll(async () => {
-  await stack?.stop();
 });
 
 /**

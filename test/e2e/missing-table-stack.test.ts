@@ -7,10 +7,11 @@
 process.env.METADATA_SERVER_DETECTION = 'none';
 
 import { createTable, type DemoTable, demoSchema, tablesConfig } from '../../local/demo-schema';
-import { type LocalStack, startLocalStack } from '../../local/stack';
+import type { LocalStack } from '../../local/stack';
 import { LOCAL, queueName } from '../../local/stack-config';
 import type { Dialect } from '../../shared/domain/change-record';
 import { fromNanos } from '../../shared/domain/timestamp';
+import { useLocalStack } from './support/local-stack';
 
 interface Status {
   state: string;
@@ -40,19 +41,12 @@ describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])(
   (dialect) => {
     const pg = dialect === 'POSTGRESQL';
     const table = payments(pg);
-    let stack: LocalStack;
 
-    beforeAll(async () => {
-      const tables = { ...tablesConfig(demoSchema(dialect)), [table.name]: { replica: 'payments' } };
-      stack = await startLocalStack({
-        dialect,
-        churnMs: 0,
-        functionEnv: { SLUICE_TABLES: JSON.stringify(tables) },
-      });
-    }, 60_000);
-
-    afterAll(async () => {
-      await stack?.stop();
+    const tables = { ...tablesConfig(demoSchema(dialect)), [table.name]: { replica: 'payments' } };
+    const stack = useLocalStack({
+      dialect,
+      churnMs: 0,
+      functionEnv: { SLUICE_TABLES: JSON.stringify(tables) },
     });
 
     it('stops with the table and the fix named, then starts once the table exists', async () => {

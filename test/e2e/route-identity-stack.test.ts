@@ -9,12 +9,11 @@
 process.env.METADATA_SERVER_DETECTION = 'none';
 
 import { oidcToken } from '../../local/emulators/tasks/oidc';
-import { type LocalStack, startLocalStack } from '../../local/stack';
 import { LOCAL } from '../../local/stack-config';
 import { until } from './support/failures';
+import { useLocalStack } from './support/local-stack';
 
 describe('the backfill function checks the caller per route', () => {
-  let stack: LocalStack;
   let url = '';
   const bearer = (email: string) => `Bearer ${oidcToken(email, url, Date.now())}`;
   const invoker = () => bearer(LOCAL.tasksServiceAccount);
@@ -29,13 +28,8 @@ describe('the backfill function checks the caller per route', () => {
     return { status: res.status, body: (await res.json()) as Record<string, unknown> };
   }
 
-  beforeAll(async () => {
-    stack = await startLocalStack({ churnMs: 0 });
+  const stack = useLocalStack({ churnMs: 0 }, async () => {
     url = stack.functions.backfill!.url;
-  }, 60_000);
-
-  afterAll(async () => {
-    await stack?.stop();
   });
 
   it.each([

@@ -6,8 +6,9 @@
  */
 process.env.METADATA_SERVER_DETECTION = 'none';
 
-import { type LocalStack, startLocalStack } from '../../local/stack';
+import type { LocalStack } from '../../local/stack';
 import type { Dialect } from '../../shared/domain/change-record';
+import { useLocalStack } from './support/local-stack';
 
 /** What an operator would look at when the pipeline does not catch up: progress and the latest tasks. */
 function diagnostics(stack: LocalStack, lastCommit: unknown): string {
@@ -17,15 +18,7 @@ function diagnostics(stack: LocalStack, lastCommit: unknown): string {
 }
 
 describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])('local stack, %s', (dialect) => {
-  let stack: LocalStack;
-
-  beforeAll(async () => {
-    stack = await startLocalStack({ dialect, churnMs: 1_500 });
-  }, 60_000);
-
-  afterAll(async () => {
-    await stack?.stop();
-  });
+  const stack = useLocalStack({ dialect, churnMs: 1_500 });
 
   it('replicates a seeded workload with partition churn: replicas equal Spanner, histories hold every mod exactly once', async () => {
     // The first tick starts the pipeline at "now" (SLUICE_START_AT=latest): changes before it are not wanted.

@@ -9,11 +9,12 @@
  */
 process.env.METADATA_SERVER_DETECTION = 'none';
 
-import { type LocalStack, startLocalStack } from '../../local/stack';
+import type { LocalStack } from '../../local/stack';
 import { databaseName, LOCAL } from '../../local/stack-config';
 import type { Dialect } from '../../shared/domain/change-record';
 import { partitionId, partitionIdFromName } from '../../shared/domain/ledger';
 import { committer, historyCounts, status, until, verdict } from './support/failures';
+import { useLocalStack } from './support/local-stack';
 
 const BOUND = 180_000;
 
@@ -26,24 +27,21 @@ function ledgerIds(stack: LocalStack): Set<string> {
 describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])(
   'a reader stalled after a partition end, %s',
   (dialect) => {
-    let stack: LocalStack;
     const logs: Array<Record<string, unknown>> = [];
 
-    beforeAll(async () => {
-      stack = await startLocalStack({
+    const stack = useLocalStack(
+      {
         dialect,
         churnMs: 0,
         onFunctionLog: (l) => {
           if (l.json) logs.push(l.json);
         },
-      });
-      expect((await stack.tick()).status).toBe(200);
-      stack.startTicking(400);
-    }, 60_000);
-
-    afterAll(async () => {
-      await stack?.stop();
-    });
+      },
+      async () => {
+        expect((await stack.tick()).status).toBe(200);
+        stack.startTicking(400);
+      },
+    );
 
     it(
       'resumed after its lineage was finished and removed, it resurrects nothing; the pipeline goes on healthy',

@@ -9,23 +9,16 @@
  */
 process.env.METADATA_SERVER_DETECTION = 'none';
 
-import { type LocalStack, startLocalStack } from '../../local/stack';
 import { LOCAL } from '../../local/stack-config';
 import { committer, historyCounts, status, until } from './support/failures';
+import { useLocalStack } from './support/local-stack';
 
 const BOUND = 150_000;
 
 describe('tables deleted under the pipeline: after an upgrade to markers, and on purpose', () => {
-  let stack: LocalStack;
-
-  beforeAll(async () => {
-    stack = await startLocalStack({ churnMs: 0 });
+  const stack = useLocalStack({ churnMs: 0 }, async () => {
     expect((await stack.tick()).status).toBe(200);
     stack.startTicking(400);
-  }, 60_000);
-
-  afterAll(async () => {
-    await stack?.stop();
   });
 
   it(

@@ -8,11 +8,11 @@ process.env.METADATA_SERVER_DETECTION = 'none';
 
 import type { Transaction } from '@google-cloud/spanner';
 import { Random } from '../../local/random';
-import { type LocalStack, startLocalStack } from '../../local/stack';
 import { LOCAL } from '../../local/stack-config';
 import { rowValues } from '../../local/values';
 import { fromNanos, maxTimestamp } from '../../shared/domain/timestamp';
 import { historyCounts, status, until, verdict } from './support/failures';
+import { useLocalStack } from './support/local-stack';
 
 interface Listed {
   items: Array<{ id: string; table: string; state: string; reason: string; records: number }>;
@@ -20,18 +20,10 @@ interface Listed {
 }
 
 describe('a value BigQuery cannot hold on the local stack, POSTGRESQL', () => {
-  let stack: LocalStack;
-
-  beforeAll(async () => {
-    stack = await startLocalStack({
-      dialect: 'POSTGRESQL',
-      churnMs: 0,
-      functionEnv: { SLUICE_ON_BAD_RECORD: 'dead-letter' },
-    });
-  }, 60_000);
-
-  afterAll(async () => {
-    await stack?.stop();
+  const stack = useLocalStack({
+    dialect: 'POSTGRESQL',
+    churnMs: 0,
+    functionEnv: { SLUICE_ON_BAD_RECORD: 'dead-letter' },
   });
 
   it('is dead-lettered alone, naming its column; the other records and the partition flow', async () => {

@@ -6,10 +6,11 @@
 process.env.METADATA_SERVER_DETECTION = 'none';
 
 import type { ColumnKind, DemoTable } from '../../local/demo-schema';
-import { type LocalStack, startLocalStack } from '../../local/stack';
+import type { LocalStack } from '../../local/stack';
 import { LOCAL } from '../../local/stack-config';
 import type { Dialect } from '../../shared/domain/change-record';
 import { fromNanos } from '../../shared/domain/timestamp';
+import { useLocalStack } from './support/local-stack';
 
 /** A value of each demo column kind in the writer's JSON form. */
 function value(kind: ColumnKind, n: number): unknown {
@@ -57,15 +58,7 @@ async function post(
 describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])(
   'writer → Spanner → change stream → BigQuery, %s',
   (dialect) => {
-    let stack: LocalStack;
-
-    beforeAll(async () => {
-      stack = await startLocalStack({ dialect, churnMs: 0 });
-    }, 60_000);
-
-    afterAll(async () => {
-      await stack?.stop();
-    });
+    const stack = useLocalStack({ dialect, churnMs: 0 });
 
     it('posted mutations reach the replica and the history; BigQuery equals Spanner', async () => {
       expect((await stack.tick()).status).toBe(200);
