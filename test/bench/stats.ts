@@ -3,6 +3,27 @@
  * run happened on, and the table `npm run bench` prints.
  */
 import { cpus, totalmem } from 'node:os';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+
+let gc: (() => void) | undefined;
+
+/**
+ * Collects this process's garbage now, so that a measured run does not pay for what was allocated before it
+ * (the request bodies a previous run built, for instance). Exposed once through V8's flag, as `--expose-gc`.
+ */
+export function collectGarbage(): void {
+  if (!gc) {
+    setFlagsFromString('--expose-gc');
+    gc = runInNewContext('gc') as () => void;
+  }
+  gc();
+}
+
+/** `{ median, min, max }` of `values`, for a figure that must show how far its runs agree. */
+export function spread(values: number[]): { median: number; min: number; max: number } {
+  return { median: median(values), min: Math.min(...values), max: Math.max(...values) };
+}
 
 /** The `q`-quantile (0..1) of `values` by nearest rank; NaN for no values. */
 export function percentile(values: number[], q: number): number {

@@ -12,6 +12,8 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { MutationGroup, Spanner } from '@google-cloud/spanner';
 import { startChildEmulator } from './child-emulator';
+import { profilePhase } from './profile';
+import { collectGarbage } from './stats';
 
 const ROOT = join(__dirname, '..', '..');
 const PROJECT = 'sluice-bench';
@@ -66,10 +68,16 @@ function processCpuMs(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
-async function startWriter(env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
+async function startWriter(
+  env: Record<string, string>,
+  profileDir: string | undefined,
+): Promise<{ url: string; child: ChildProcess }> {
+  // A profile covers the writer process's whole life (warm-up included): it is written when the process exits,
+  // one file per thread (the loader's thread too); the writer's is the largest `CPU.*.cpuprofile`.
+  const profile = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', join(ROOT, 'local', 'function-host.ts'), 'writer', '0'],
+    [...profile, '--import', 'tsx', join(ROOT, 'local', 'function-host.ts'), 'writer', '0'],
     {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', ...env },
@@ -95,6 +103,16 @@ async function post(url: string, body: string): Promise<void> {
   const answer = (await res.json()) as { applied?: number };
   if (res.status !== 200)
     throw new Error(`the writer answered ${res.status}: ${JSON.stringify(answer).slice(0, 500)}`);
+}
+
+/** Stops the writer: SIGTERM when its profile must be written on a clean exit, SIGKILL otherwise. */
+async function stopWriter(child: ChildProcess, graceful: boolean): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill(graceful ? 'SIGTERM' : 'SIGKILL');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+  await exited;
+  clearTimeout(timer);
 }
 
 /** Runs `work` over `items` with `n` in flight. */
@@ -186,6 +204,11 @@ export interface WriterThroughputOptions {
   small: number;
   wide: number;
   perRequest: number;
+  /**
+   * Where CPU profiles go: the writer process's whole life (`CPU.*.cpuprofile`, the largest is its main
+   * thread's) and each measured run of the bare client (`bare-client-<shape>-<run>.cpuprofile`).
+   */
+  profileDir?: string;
 }
 
 /** Every run of every variant and shape (interleaved), after one unmeasured warm-up of each. */
@@ -198,15 +221,18 @@ export async function writerThroughput(o: WriterThroughputOptions): Promise<Writ
   const spanner = new Spanner({ projectId: PROJECT });
   const [op] = await spanner.instance('bench').database('writer').updateSchema(DDL);
   await op.promise();
-  const writer = await startWriter({
-    METADATA_SERVER_DETECTION: 'none',
-    SPANNER_EMULATOR_HOST: host,
-    SLUICE_PROJECT: PROJECT,
-    SLUICE_SPANNER_INSTANCE: 'bench',
-    SLUICE_SPANNER_DATABASE: 'writer',
-    SLUICE_WRITER_DEAD_LETTER_BUCKET: 'bench-dead-letters',
-    SLUICE_GCS_ENDPOINT: 'http://127.0.0.1:9',
-  });
+  const writer = await startWriter(
+    {
+      METADATA_SERVER_DETECTION: 'none',
+      SPANNER_EMULATOR_HOST: host,
+      SLUICE_PROJECT: PROJECT,
+      SLUICE_SPANNER_INSTANCE: 'bench',
+      SLUICE_SPANNER_DATABASE: 'writer',
+      SLUICE_WRITER_DEAD_LETTER_BUCKET: 'bench-dead-letters',
+      SLUICE_GCS_ENDPOINT: 'http://127.0.0.1:9',
+    },
+    o.profileDir,
+  );
   const pid = writer.child.pid as number;
   const runs: WriterRun[] = [];
   try {
@@ -225,10 +251,13 @@ export async function writerThroughput(o: WriterThroughputOptions): Promise<Writ
       for (const shape of ['small', 'wide'] as const) {
         const n = shape === 'small' ? o.small : o.wide;
         runs.push(await writerRun(writer.url, pid, shape, take(n), n, o.perRequest));
+        collectGarbage();
+        const stop = await profilePhase(o.profileDir, `bare-client-${shape}-${r + 1}`);
         runs.push(await bareRun(spanner, shape, take(n), n, o.perRequest));
+        await stop();
       }
   } finally {
-    writer.child.kill('SIGKILL');
+    await stopWriter(writer.child, o.profileDir !== undefined);
     spanner.close();
     await emulator.stop();
     if (previous === undefined) delete process.env.SPANNER_EMULATOR_HOST;
