@@ -7,6 +7,7 @@ import { SluiceError } from '../../shared/domain/errors';
 import { createLogger, type Logger } from '../../shared/domain/log';
 import { DEFAULT_MAX_BODY_BYTES } from '../../shared/domain/writer/config';
 import { registerBodyLimit } from '../../shared/http/body-guard';
+import { registerDirectHandler } from '../../shared/http/direct';
 import { answerMethodNotAllowed, installJsonErrors, installJsonErrorsAtStart } from '../../shared/http/edge';
 import { answerHealth, answerNotFound, type HttpRequest, type HttpResponse } from '../../shared/http/health';
 import { checkInstance, failFast } from '../../shared/wiring/startup';
@@ -106,5 +107,7 @@ registerBodyLimit('writer', () => {
   const configured = Number(process.env.SLUICE_WRITER_MAX_BODY_BYTES);
   return Number.isInteger(configured) && configured > 0 ? configured : DEFAULT_MAX_BODY_BYTES;
 });
+// Called before the framework's per-request domain when the process serves the writer (ADR-3001).
+registerDirectHandler('writer', writer);
 installJsonErrorsAtStart();
 http('writer', writer);

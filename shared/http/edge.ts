@@ -9,6 +9,7 @@
  */
 import { channel, subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { bodyGuard } from './body-guard';
+import { directLayer } from './direct';
 import type { HttpRequest, HttpResponse } from './health';
 
 /** An error from the framework's body parsers (`body-parser`): `type` and `status` say what went wrong. */
@@ -62,9 +63,19 @@ export function edgeProblem(err: unknown): { status: number; message: string } {
   return { status, message: status === 500 ? 'internal error' : text };
 }
 
+/** A layer of Express 5's router: the framework's function route is the one with a `route`. */
+interface RouterLayer {
+  route?: unknown;
+}
+
+function lastRoute(stack: unknown[]): number {
+  for (let i = stack.length - 1; i >= 0; i--) if ((stack[i] as RouterLayer).route !== undefined) return i;
+  return -1;
+}
+
 /**
- * Registers the body guard before the framework's body parsers (ADR-2302) and the JSON error answer after
- * everything, once per Express app.
+ * Registers the body guard before the framework's body parsers (ADR-2302), the direct layer just before the
+ * framework's function route (ADR-3001) and the JSON error answer after everything, once per Express app.
  */
 export function installOn(app: ExpressApp): void {
   if (installed.has(app)) return;
@@ -72,6 +83,11 @@ export function installOn(app: ExpressApp): void {
   app.use(bodyGuard as unknown as Parameters<ExpressApp['use']>[0]);
   const stack = app.router?.stack;
   if (stack) stack.unshift(stack.pop());
+  const route = stack ? lastRoute(stack) : -1;
+  if (stack && route >= 0) {
+    app.use(directLayer as unknown as Parameters<ExpressApp['use']>[0]);
+    stack.splice(route, 0, stack.pop());
+  }
   app.use((err, _req, res, next) => {
     if (res.headersSent) return next(err);
     const { status, message } = edgeProblem(err);

@@ -45,6 +45,11 @@ async function answer(res: Response): Promise<{ status: number; message: string 
 }
 
 describe('request bodies are bounded before parsing', () => {
+  // Each test names the function its process serves; the other files' servers serve none (ADR-3001's direct
+  // layer would otherwise answer them with the named function).
+  afterEach(() => {
+    delete process.env.FUNCTION_TARGET;
+  });
   const limits: Array<[string, string, number]> = [
     ['backfill', '/backfills', 64 * 1024],
     ['reader', '/', 64 * 1024],
