@@ -90,6 +90,15 @@ export function historyContract(label: string, make: () => Promise<HistoryHarnes
       expect(await h.history.finalizeStream('history', s.name)).toBe(5);
     });
 
+    it('appends a call larger than one AppendRows request may carry, split into requests, in order', async () => {
+      // 26 rows of about 1 MiB: 26 MiB in one call, over the 20 MB a request may carry.
+      const s = await h.history.createStream('history', 'committed');
+      const rows = rowsOf(26, 0, 1024 * 1024);
+      expect(await h.history.appendAt('history', s.name, 0, rows)).toEqual({ kind: 'appended' });
+      expect(await h.history.finalizeStream('history', s.name)).toBe(26);
+      expect((await h.changeIds('history')).sort()).toEqual(ids(rows));
+    }, 60_000);
+
     it('stops a split append at the first request that meets written rows', async () => {
       const s = await h.chunked.createStream('history', 'committed');
       const n = h.rowsPerRequest * 3;

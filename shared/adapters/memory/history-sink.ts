@@ -165,17 +165,39 @@ export class MemoryHistorySink implements HistorySink {
     return { name, createdAt: stream.createdAt, schema: stream.schema };
   }
 
+  /**
+   * A call's rows in AppendRows requests, as the BigQuery sink splits them (`request-split.ts`): in order, at
+   * most `rowsPerRequest` rows and {@link APPEND_REQUEST_LIMIT_BYTES} each; a single row over the limit goes
+   * alone, and is refused as BigQuery refuses it.
+   */
+  private requestsOf(rows: HistoryRow[]): HistoryRow[][] {
+    const size = Math.max(1, this.options.rowsPerRequest ?? Number.POSITIVE_INFINITY);
+    const requests: HistoryRow[][] = [];
+    let current: HistoryRow[] = [];
+    let bytes = 0;
+    for (const row of rows) {
+      const rowBytes = requestBytes([row]);
+      if (current.length > 0 && (current.length >= size || bytes + rowBytes > APPEND_REQUEST_LIMIT_BYTES)) {
+        requests.push(current);
+        current = [];
+        bytes = 0;
+      }
+      current.push(row);
+      bytes += rowBytes;
+    }
+    if (current.length > 0) requests.push(current);
+    return requests;
+  }
+
   async appendAt(
     destination: string,
     stream: string,
     offset: number,
     rows: HistoryRow[],
   ): Promise<OffsetAppendResult> {
-    const size = Math.max(1, this.options.rowsPerRequest ?? Number.POSITIVE_INFINITY);
     this.checkColumns(destination, rows);
     let at = offset;
-    for (let i = 0; i < rows.length; i += size) {
-      const request = rows.slice(i, i + size);
+    for (const request of this.requestsOf(rows)) {
       const fault = this.takeFault();
       if (fault && !fault.applied) throw fault.error;
       const bytes = requestBytes(request);
