@@ -14,9 +14,28 @@ import type { WriterValue } from './value-mapping';
  */
 export const MAX_HISTORY_ROW_BYTES = 19 * 1024 * 1024;
 
-/** A history row's size as {@link MAX_HISTORY_ROW_BYTES} measures it. */
+/** A history row's size as {@link MAX_HISTORY_ROW_BYTES} measures it: the UTF-8 bytes of its JSON text. */
 export function historyRowBytes(row: HistoryRow): number {
-  return new TextEncoder().encode(JSON.stringify(row)).byteLength;
+  return Buffer.byteLength(JSON.stringify(row), 'utf8');
+}
+
+/**
+ * At least {@link historyRowBytes}, from the fields' lengths alone, without building the JSON text. In JSON a
+ * UTF-16 unit of a string takes at most 6 bytes of UTF-8 (a `\u00XX` or lone-surrogate escape; otherwise at
+ * most 3), a boolean or null at most 5, a number at most 24 (`-1.7976931348623157e+308`); each member adds its
+ * quoted name, a colon and a comma. Infinity for a value of any other kind, so the caller measures exactly.
+ */
+export function historyRowBytesBound(row: HistoryRow): number {
+  let bytes = 2;
+  for (const name in row) {
+    const value = (row as unknown as Record<string, unknown>)[name];
+    bytes += 6 * name.length + 4;
+    if (typeof value === 'string') bytes += 6 * value.length + 2;
+    else if (typeof value === 'boolean' || value === null) bytes += 5;
+    else if (typeof value === 'number') bytes += 24;
+    else if (value !== undefined) return Number.POSITIVE_INFINITY;
+  }
+  return bytes;
 }
 
 /** One history row in the JSON writer's form (TIMESTAMP in microseconds, INT64 as decimal strings). */
