@@ -26,8 +26,9 @@ import { pipelineAdapters, type SourceAndSinks } from '../../shared/wiring/pipel
 import type { DeploymentSettings } from '../../shared/wiring/settings';
 import { AtLeastOnceHistory } from './at-least-once-history';
 import { startChildEmulator } from './child-emulator';
+import { profilePhase } from './profile';
 import { CountingHistory, CountingReplica, type Counts, RecordingSource } from './reader-ports';
-import { memorySampler } from './stats';
+import { collectGarbage, memorySampler } from './stats';
 
 const PROJECT = 'sluice-bench';
 const DATABASE = `projects/${PROJECT}/instances/bench/databases/bench`;
@@ -35,11 +36,15 @@ const DATABASE = `projects/${PROJECT}/instances/bench/databases/bench`;
 /** One run of one variant. */
 export interface ThroughputRun {
   variant: string;
+  /** The round (0-based) the run belongs to: one run of each variant, one after the other; -1 for the warm-up. */
+  round: number;
   mods: number;
   cpuMs: number;
   wallMs: number;
   heapPeakMiB: number;
   rssPeakMiB: number;
+  /** The process's highest RSS during the run (its earlier runs' heap included). */
+  rssMaxMiB: number;
 }
 
 const DDL = [
@@ -116,7 +121,13 @@ interface Variant {
 }
 
 /** Runs the pipeline's scheduler (unmeasured) and then reader tasks (measured) until `until` is reached. */
-async function runOnce(ports: SourceAndSinks, v: Variant, start: Timestamp, until: Timestamp) {
+async function runOnce(
+  ports: SourceAndSinks,
+  v: Variant,
+  start: Timestamp,
+  until: Timestamp,
+  round: number,
+): Promise<ThroughputRun> {
   const counts: Counts = { replica: 0, history: 0 };
   const queue = new MemoryTaskQueue();
   const cfg = config(start, v.stream, v.lookup);
@@ -141,7 +152,10 @@ async function runOnce(ports: SourceAndSinks, v: Variant, start: Timestamp, unti
   );
   await app.scheduler.tick();
   await app.scheduler.tick();
-  const memory = memorySampler();
+  // A run pays neither for the garbage the previous one left nor (much) for the sampling: every 50 ms, as
+  // process.memoryUsage() costs about 0.1 ms, which at 10 ms was a few per cent of a slow variant's CPU.
+  collectGarbage();
+  const memory = memorySampler(50);
   const cpu = process.cpuUsage();
   const wall = performance.now();
   for (let i = 0; i < 50 && queue.pending.length > 0; i++) {
@@ -150,18 +164,22 @@ async function runOnce(ports: SourceAndSinks, v: Variant, start: Timestamp, unti
     const parsed = readerTaskSchema.parse(task.body);
     if (parsed.position >= until) continue;
     const out = await app.reader.run(parsed);
-    if (out.status !== 200) throw new Error(`reader answered ${out.status}: ${out.detail}`);
+    // A failed window is answered 200 (the partition records its failure): a benchmark must not count it.
+    if (out.status !== 200 || out.outcome === 'failed')
+      throw new Error(`${v.name}: the reader answered ${out.status} (${out.outcome}): ${out.detail}`);
   }
   const used = process.cpuUsage(cpu);
   const wallMs = performance.now() - wall;
   const peak = memory.stop();
   return {
     variant: v.name,
+    round,
     mods: counts.history,
     cpuMs: (used.user + used.system) / 1000,
     wallMs,
     heapPeakMiB: peak.heapMiB,
     rssPeakMiB: peak.rssMiB,
+    rssMaxMiB: peak.rssMaxMiB,
   };
 }
 
@@ -174,6 +192,8 @@ export interface ThroughputOptions {
   only?: string[];
   /** Size of each row's `Note` string (default 40 bytes). */
   noteBytes?: number;
+  /** Where each measured run's CPU profile goes (`reader-<variant>-<run>.cpuprofile`); none when absent. */
+  profileDir?: string;
 }
 
 /** Runs every variant `runs` times (interleaved) and returns every run. */
@@ -231,7 +251,7 @@ export async function readerThroughput(o: ThroughputOptions): Promise<Throughput
     );
     const runs: ThroughputRun[] = [];
     // The first run records the window for the in-process source (and warms the clients up).
-    runs.push(await runOnce(real, { name: 'warm-up', ...real, source: recording }, start, until));
+    runs.push(await runOnce(real, { name: 'warm-up', ...real, source: recording }, start, until, -1));
     const memorySource = recording.replay();
     for (let r = 0; r < o.runs; r++) {
       const memorySinks = () => ({ replica: new MemoryReplicaSink(), history: new MemoryHistorySink() });
@@ -272,7 +292,14 @@ export async function readerThroughput(o: ThroughputOptions): Promise<Throughput
       for (const v of variants.filter((x) => (o.only ? o.only.includes(x.name) : !x.lookup))) {
         const base = v.stream === 'ChangedValues' ? valuesOnly : real;
         const ports = { ...base, completeness: new MemoryCompletenessSink() };
-        runs.push(await runOnce(ports, v, start, until));
+        const name = `reader-${v.name.replace(/[^a-z0-9]+/gi, '-').replace(/-+$/, '')}-${r + 1}`;
+        const stop = await profilePhase(o.profileDir, name);
+        const run = await runOnce(ports, v, start, until, r);
+        const read = runs[0]?.mods;
+        if (run.mods !== read)
+          throw new Error(`${v.name}: ${run.mods} mods reached the history, the window holds ${read}`);
+        runs.push(run);
+        await stop();
       }
     }
     return runs;
