@@ -42,7 +42,7 @@ export function directHandler(): DirectHandler | undefined {
 /**
  * The Express layer: calls this process's direct handler and ends the request there, or passes it on to the
  * framework's route. A handler that rejects (it should answer every failure itself) gets the answer the
- * framework would have given it, as JSON: 500, once.
+ * framework would have given it, as JSON: 500, once, logged as `<function>.failed`.
  */
 export function directLayer(req: unknown, res: unknown, next: (err?: unknown) => void): void {
   const handler = directHandler();
@@ -52,8 +52,9 @@ export function directLayer(req: unknown, res: unknown, next: (err?: unknown) =>
   }
   const response = res as DirectResponse;
   new Promise<void>((resolve) => resolve(handler(req as HttpRequest, response))).catch((err: unknown) => {
+    // `<function>.failed`: for the writer, the event its errors metric and alert count (infra/log-contract.ts).
     createLogger((l) => process.stdout.write(`${l}\n`)).error('request not handled', err, {
-      event: 'function.crashed',
+      event: `${process.env.FUNCTION_TARGET}.failed`,
       status: 500,
     });
     if (!response.headersSent) response.status(500).json({ error: { code: 500, message: 'internal error' } });

@@ -112,7 +112,9 @@ describe('the direct layer', () => {
     const answer = await postJson(url, path, '{}');
     expect(answer.status).toBe(500);
     expect(JSON.parse(answer.body)).toEqual({ error: { code: 500, message: 'internal error' } });
-    const logged = stdout.mock.calls.map((c) => String(c[0])).filter((l) => l.includes('function.crashed'));
+    const logged = stdout.mock.calls
+      .map((c) => String(c[0]))
+      .filter((l) => l.includes(`"event":"${name}.failed"`));
     expect(logged).toHaveLength(1);
     expect(logged[0]).toMatch(/the probe failed/);
   });
