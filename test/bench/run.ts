@@ -7,6 +7,7 @@ import { parseConfigObject } from '../../shared/domain/config';
 import { type BackfillRun, backfillThroughput } from './backfill-throughput';
 import { type EnrichmentRun, enrichmentThroughput } from './enrichment';
 import { endToEndLatency } from './latency';
+import { readerFunctionThroughput } from './reader-function';
 import { readerThroughput, type ThroughputRun } from './reader-throughput';
 import { schedulerTicks } from './scheduler-tick';
 import { type Figure, fmt, machine, median, percentile, spread, table } from './stats';
@@ -14,7 +15,7 @@ import { type WriterRun, writerThroughput } from './writer-throughput';
 
 const quick = process.argv.includes('--quick');
 /**
- * `--only writer` (or `throughput`, `backfill`, `reader`, `enrichment`, `reader-enrichment`) runs that benchmark
+ * `--only writer` (or `throughput`, `reader-function`, `backfill`, `reader`, `enrichment`, `reader-enrichment`) runs that benchmark
  * alone.
  */
 const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
@@ -308,6 +309,22 @@ async function readerEnrichmentFigures(): Promise<Figure[]> {
   ];
 }
 
+/** The reader function's own process on the local stack, Cloud Tasks deliveries and all. */
+async function readerFunctionFigures(): Promise<Figure[]> {
+  const rows = 20_000;
+  progress(`reader function on the local stack (${RUNS} runs of ${fmt(rows)} rows)`);
+  const runs = await readerFunctionThroughput({ rows, runs: RUNS });
+  const rates = spread(runs.map((r) => r.mods / (r.cpuMs / 1000)));
+  return [
+    {
+      what: 'reader function mods / CPU-s, local stack (its process)',
+      value: fmt(rates.median),
+      target: '',
+      note: `${runs.length} runs of ${fmt(rows)} rows, 50 per commit; range ${fmt(rates.min)}–${fmt(rates.max)}; ${fmt(median(runs.map((r) => r.mods / (r.wallMs / 1000))))} mods/s wall`,
+    },
+  ];
+}
+
 /** The reader's standard window through every variant: in-process, full path, at least once, read at commit. */
 async function readerVariantFigures(): Promise<Figure[]> {
   progress(`reader throughput (${RATIO_ROUNDS} runs per variant)`);
@@ -324,6 +341,7 @@ async function main(): Promise<void> {
   const started = Date.now();
   const alone: Record<string, () => Promise<Figure[]>> = {
     throughput: readerVariantFigures,
+    'reader-function': readerFunctionFigures,
     writer: writerFigures,
     backfill: backfillFigures,
     reader: readerShapeFigures,
@@ -339,6 +357,7 @@ async function main(): Promise<void> {
   const figures = [
     ...(await readerVariantFigures()),
     ...(await readerShapeFigures()),
+    ...(await readerFunctionFigures()),
     ...(await backfillFigures()),
     ...(await writerFigures()),
     ...(await enrichmentFigures()),
