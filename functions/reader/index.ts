@@ -13,6 +13,7 @@ import { SluiceError } from '../../shared/domain/errors';
 import type { LogContext, Logger } from '../../shared/domain/log';
 import { describeIssues } from '../../shared/domain/zod-helpers';
 import { registerBodyLimit } from '../../shared/http/body-guard';
+import { registerDirectHandler } from '../../shared/http/direct';
 import { answerMethodNotAllowed, installJsonErrors, installJsonErrorsAtStart } from '../../shared/http/edge';
 import { answerHealth, type HttpRequest, type HttpResponse } from '../../shared/http/health';
 import { type App, appOfInstance, stdoutLogger } from '../../shared/wiring/app';
@@ -88,5 +89,7 @@ export const reader = failFast(checkInstance('reader'), createReaderHandler(appO
 // JSON error answers from the instance's very first request on (ADR-1514).
 // A reader task names a partition and a window: a few hundred bytes (ADR-2302).
 registerBodyLimit('reader', 64 * 1024);
+// Called before the framework's per-request domain when the process serves the reader (ADR-3001).
+registerDirectHandler('reader', reader);
 installJsonErrorsAtStart();
 http('reader', reader);

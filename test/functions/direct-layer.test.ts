@@ -119,11 +119,12 @@ describe('the direct layer', () => {
     expect(logged[0]).toMatch(/the probe failed/);
   });
 
-  it('serves the writer directly when the process is the writer', () => {
-    require('../../functions/writer');
-    const { writer } = require('../../functions/writer') as { writer: unknown };
-    process.env.FUNCTION_TARGET = 'writer';
-    expect(directHandler()).toBe(writer);
+  it.each(['reader', 'writer'])('serves the %s directly when the process is that function', (name) => {
+    const module = require(`../../functions/${name}`) as Record<string, unknown>;
+    process.env.FUNCTION_TARGET = name;
+    expect(directHandler()).toBe(module[name]);
+    process.env.FUNCTION_TARGET = 'scheduler';
+    expect(directHandler()).toBeUndefined();
     delete process.env.FUNCTION_TARGET;
     expect(directHandler()).toBeUndefined();
   });
