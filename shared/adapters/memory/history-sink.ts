@@ -5,9 +5,11 @@
  * count, streams that expire, the CreateWriteStream quota, and faults that strike before a request is applied
  * or after it (the acknowledgement lost: the rows are in, the caller sees an error).
  */
+
 import type { BigQueryField } from '../../domain/bigquery-schema';
 import { HISTORY_TABLE_FIELDS, type HistoryRow } from '../../domain/history-rows';
 import { historyTableMissing } from '../../domain/missing-table';
+import { splitBySize } from '../../domain/request-split';
 import { fromNanos, type Timestamp } from '../../domain/timestamp';
 import type { EnsureOptions, HistorySink, HistoryStream, OffsetAppendResult } from '../../ports/sinks';
 
@@ -166,27 +168,13 @@ export class MemoryHistorySink implements HistorySink {
   }
 
   /**
-   * A call's rows in AppendRows requests, as the BigQuery sink splits them (`request-split.ts`): in order, at
+   * A call's rows in AppendRows requests, split as the BigQuery sink splits them (`splitBySize`): in order, at
    * most `rowsPerRequest` rows and {@link APPEND_REQUEST_LIMIT_BYTES} each; a single row over the limit goes
    * alone, and is refused as BigQuery refuses it.
    */
   private requestsOf(rows: HistoryRow[]): HistoryRow[][] {
     const size = Math.max(1, this.options.rowsPerRequest ?? Number.POSITIVE_INFINITY);
-    const requests: HistoryRow[][] = [];
-    let current: HistoryRow[] = [];
-    let bytes = 0;
-    for (const row of rows) {
-      const rowBytes = requestBytes([row]);
-      if (current.length > 0 && (current.length >= size || bytes + rowBytes > APPEND_REQUEST_LIMIT_BYTES)) {
-        requests.push(current);
-        current = [];
-        bytes = 0;
-      }
-      current.push(row);
-      bytes += rowBytes;
-    }
-    if (current.length > 0) requests.push(current);
-    return requests;
+    return splitBySize(rows, (row) => requestBytes([row]), APPEND_REQUEST_LIMIT_BYTES, size);
   }
 
   async appendAt(
