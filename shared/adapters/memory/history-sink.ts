@@ -5,7 +5,6 @@
  * count, streams that expire, the CreateWriteStream quota, and faults that strike before a request is applied
  * or after it (the acknowledgement lost: the rows are in, the caller sees an error).
  */
-
 import type { BigQueryField } from '../../domain/bigquery-schema';
 import { HISTORY_TABLE_FIELDS, type HistoryRow } from '../../domain/history-rows';
 import { historyTableMissing } from '../../domain/missing-table';
@@ -53,10 +52,8 @@ const INVALID_ARGUMENT = 3;
  */
 export const APPEND_REQUEST_LIMIT_BYTES = 20 * 1024 * 1024;
 
-function requestBytes(rows: HistoryRow[]): number {
-  let n = 0;
-  for (const row of rows) n += Buffer.byteLength(JSON.stringify(row), 'utf8');
-  return n;
+function rowBytes(row: HistoryRow): number {
+  return Buffer.byteLength(JSON.stringify(row), 'utf8');
 }
 
 interface MemoryHistoryTable {
@@ -172,9 +169,14 @@ export class MemoryHistorySink implements HistorySink {
    * most `rowsPerRequest` rows and {@link APPEND_REQUEST_LIMIT_BYTES} each; a single row over the limit goes
    * alone, and is refused as BigQuery refuses it.
    */
-  private requestsOf(rows: HistoryRow[]): HistoryRow[][] {
+  private requestsOf(rows: HistoryRow[]): Array<{ rows: HistoryRow[]; bytes: number }> {
     const size = Math.max(1, this.options.rowsPerRequest ?? Number.POSITIVE_INFINITY);
-    return splitBySize(rows, (row) => requestBytes([row]), APPEND_REQUEST_LIMIT_BYTES, size);
+    // Each row is measured once: the split and the request's size both come from these figures.
+    const sized = rows.map((row) => ({ row, bytes: rowBytes(row) }));
+    return splitBySize(sized, (r) => r.bytes, APPEND_REQUEST_LIMIT_BYTES, size).map((request) => ({
+      rows: request.map((r) => r.row),
+      bytes: request.reduce((n, r) => n + r.bytes, 0),
+    }));
   }
 
   async appendAt(
@@ -185,10 +187,9 @@ export class MemoryHistorySink implements HistorySink {
   ): Promise<OffsetAppendResult> {
     this.checkColumns(destination, rows);
     let at = offset;
-    for (const request of this.requestsOf(rows)) {
+    for (const { rows: request, bytes } of this.requestsOf(rows)) {
       const fault = this.takeFault();
       if (fault && !fault.applied) throw fault.error;
-      const bytes = requestBytes(request);
       if (bytes > APPEND_REQUEST_LIMIT_BYTES) {
         this.state.requests++;
         throw Object.assign(
