@@ -12,7 +12,7 @@ import { SpannerWriterCatalog } from '../adapters/spanner/writer-catalog';
 import { MutationWriter } from '../app/writer';
 import { createLogger, type Logger } from '../domain/log';
 import { parseWriterConfig, type WriterConfig } from '../domain/writer/config';
-import { endpointsFromEnv } from './clients';
+import { endpointsFromEnv } from './endpoints';
 
 /** A built writer and how to close its clients. */
 export interface WriterInstance {
