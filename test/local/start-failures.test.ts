@@ -35,6 +35,22 @@ function occupy(): Promise<Server & { port: number }> {
   });
 }
 
+/**
+ * Free ports for the four functions, as `npm start` flags, and the check that no process serves one of them:
+ * a run that fails before its ready line names no port, and other files' stacks may run meanwhile (jest
+ * workers), so a run is only answerable for the processes on the ports it was given.
+ */
+async function ownFunctionPorts(): Promise<{ flags: string; left(): number[] }> {
+  const servers = await Promise.all(['scheduler', 'reader', 'backfill', 'writer'].map(() => occupy()));
+  const ports = servers.map((s) => s.port);
+  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+  const [scheduler, reader, backfill, writer] = ports;
+  return {
+    flags: `--scheduler-port ${scheduler} --reader-port ${reader} --backfill-port ${backfill} --writer-port ${writer}`,
+    left: () => ports.flatMap((port) => functionHostsWith(` ${port} `)),
+  };
+}
+
 it('answers --help with the usage and exit 0', async () => {
   const { code, output } = await run('--help');
   expect(code).toBe(0);
@@ -62,14 +78,15 @@ it('names the flag of a busy port and starts nothing', async () => {
 }, 60_000);
 
 it('refuses to run a stack whose functions found their configuration invalid, leaving nothing behind', async () => {
-  const { code, output } = await run('--env SLUICE_WINDOW_MAX_MS=soon');
+  const own = await ownFunctionPorts();
+  const { code, output } = await run(`--env SLUICE_WINDOW_MAX_MS=soon ${own.flags}`);
   expect(code).toBe(3);
   expect(output).toContain(
     "the local stack failed to start: the scheduler function's configuration is invalid:",
   );
   expect(output).toMatch(/SLUICE_WINDOW_MAX_MS \(window\.maxMs\): must be a whole number/);
   expect(output).not.toContain('sluice local ready');
-  expect(functionHostsWith('--lifeline')).toEqual([]);
+  expect(own.left()).toEqual([]);
 }, 90_000);
 
 it('runs a function from its sources when its bundle was removed meanwhile', async () => {
@@ -168,8 +185,9 @@ it('leaves no function process behind when the process that started them is kill
 }, 60_000);
 
 it('ends at once with the full reason and exit 3 when the pipeline is stopped on its configuration', async () => {
+  const own = await ownFunctionPorts();
   const started = Date.now();
-  terminal = new Terminal(`npm start -- --env 'SLUICE_TABLES={"Nope": {"replica": "nope"}}'`);
+  terminal = new Terminal(`npm start -- --env 'SLUICE_TABLES={"Nope": {"replica": "nope"}}' ${own.flags}`);
   const timeout = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 60_000).unref());
   const code = await Promise.race([terminal.exited, timeout]);
   expect({ code, output: terminal.output }).toMatchObject({ code: 3 });
@@ -177,7 +195,7 @@ it('ends at once with the full reason and exit 3 when the pipeline is stopped on
   expect(terminal.output).toContain('nothing replicates until this is fixed; no verdict');
   expect(terminal.output).not.toContain('verdict:');
   expect(Date.now() - started).toBeLessThan(60_000);
-  expect(functionHostsWith('--lifeline')).toEqual([]);
+  expect(own.left()).toEqual([]);
 }, 90_000);
 
 it('calls an unknown flag without a value an unknown flag', async () => {
