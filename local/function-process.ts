@@ -9,9 +9,10 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { connect, createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { PortInUseError } from './ports';
+import { freePort, PortInUseError } from './ports';
 
 /** The four functions of the pipeline. */
 export type FunctionName = 'scheduler' | 'reader' | 'backfill' | 'writer';
@@ -74,6 +75,16 @@ export class FunctionProcess {
   private exited: Promise<void> = Promise.resolve();
   /** Number of times the process was started. */
   starts = 0;
+  /** With {@link startOnFirstRequest}: the listener on `port` that forwards to the process. */
+  private front: Server | null = null;
+  private readonly frontSockets = new Set<Socket>();
+  /** The port the process itself listens on: `port`, or a private one behind {@link front}. */
+  private processPort: number;
+  /** True until the first connection to {@link front} started the process. */
+  private waitingForFirstRequest = false;
+  private firstStart: Promise<void> | null = null;
+  /** Resolves once the running process listens. */
+  private listening: Promise<void> = Promise.resolve();
 
   constructor(
     readonly name: FunctionName,
@@ -83,7 +94,9 @@ export class FunctionProcess {
     private readonly cwd: string,
     /** The bundled function host to run; without it the host runs from its sources through `tsx`. */
     private readonly bundle?: string,
-  ) {}
+  ) {
+    this.processPort = port;
+  }
 
   /** `http://127.0.0.1:<port>`. */
   get url(): string {
@@ -109,7 +122,7 @@ export class FunctionProcess {
     // A bundle removed meanwhile (a day old, by another start in this checkout): run the sources instead.
     const bundled = this.bundle !== undefined && existsSync(this.bundle);
     const host = bundled ? ['--enable-source-maps', this.bundle!] : ['--import', 'tsx', HOST];
-    const args = [...host, this.name, String(this.port), '--lifeline'];
+    const args = [...host, this.name, String(this.processPort), '--lifeline'];
     const child = spawn(process.execPath, args, {
       cwd: this.cwd,
       env: { PATH: process.env.PATH ?? '', ...this.env, SLUICE_FUNCTION: this.name },
@@ -126,7 +139,63 @@ export class FunctionProcess {
         resolve();
       }),
     );
-    await this.waitListening(child, timeoutMs);
+    this.listening = this.waitListening(child, timeoutMs);
+    await this.listening;
+  }
+
+  /**
+   * Listens on the port and starts the process when the first connection arrives, forwarding every
+   * connection to it from then on. For test stacks, where most runs never call the backfill or the writer
+   * and a start costs about a CPU-second; the process then checks its configuration on that first request,
+   * not before the stack is ready. After {@link kill} connections are refused until {@link start}, as they
+   * are by a killed process.
+   * @throws PortInUseError when another process holds the port.
+   */
+  async startOnFirstRequest(): Promise<void> {
+    if (this.child || this.front) return;
+    const front = createServer((socket) => this.forward(socket));
+    await new Promise<void>((resolve, reject) => {
+      front.once('error', (err: NodeJS.ErrnoException) =>
+        reject(err.code === 'EADDRINUSE' ? new PortInUseError(this.port, this.name) : err),
+      );
+      front.listen(this.port, '127.0.0.1', () => resolve());
+    });
+    this.processPort = await freePort();
+    this.front = front;
+    this.waitingForFirstRequest = true;
+  }
+
+  private forward(socket: Socket): void {
+    this.frontSockets.add(socket);
+    socket.once('close', () => this.frontSockets.delete(socket));
+    socket.on('error', () => socket.destroy());
+    socket.pause();
+    let ready: Promise<void>;
+    if (this.child) ready = this.listening;
+    else if (this.waitingForFirstRequest) {
+      this.firstStart ??= this.start()
+        .catch((err: unknown) => {
+          // Said as the function's own error line: the connection that asked for it is only refused.
+          const text = `the ${this.name} function did not start on its first request: ${String(err)}`;
+          this.onLine({ function: this.name, severity: 'ERROR', text });
+          throw err;
+        })
+        .finally(() => {
+          this.waitingForFirstRequest = false;
+        });
+      ready = this.firstStart;
+    } else ready = Promise.reject(new Error(`the ${this.name} function is not running`));
+    ready.then(
+      () => {
+        const upstream = connect(this.processPort, '127.0.0.1');
+        upstream.on('error', () => socket.destroy());
+        socket.once('close', () => upstream.destroy());
+        upstream.once('close', () => socket.destroy());
+        socket.pipe(upstream).pipe(socket);
+        socket.resume();
+      },
+      () => socket.destroy(),
+    );
   }
 
   private waitListening(child: ChildProcess, timeoutMs: number): Promise<void> {
@@ -180,14 +249,22 @@ export class FunctionProcess {
     await this.start();
   }
 
-  /** Stops gracefully (SIGTERM), then kills if it lingers. */
+  /** Stops gracefully (SIGTERM), then kills if it lingers; closes the listener of {@link startOnFirstRequest}. */
   async stop(graceMs = 3_000): Promise<void> {
+    this.waitingForFirstRequest = false;
+    await this.firstStart?.catch(() => {});
     const child = this.child;
-    if (!child) return;
-    killGroup(child, 'SIGTERM');
-    const timer = setTimeout(() => killGroup(child, 'SIGKILL'), graceMs);
-    await this.exited;
-    clearTimeout(timer);
+    if (child) {
+      killGroup(child, 'SIGTERM');
+      const timer = setTimeout(() => killGroup(child, 'SIGKILL'), graceMs);
+      await this.exited;
+      clearTimeout(timer);
+    }
+    const front = this.front;
+    if (!front) return;
+    this.front = null;
+    for (const socket of this.frontSockets) socket.destroy();
+    await new Promise((resolve) => front.close(resolve));
   }
 }
 

@@ -9,6 +9,7 @@ import type { DemoTable } from '../../../local/demo-schema';
 import { type LocalStack, startLocalStack } from '../../../local/stack';
 import type { Dialect } from '../../../shared/domain/change-record';
 import { parseTimestamp, type Timestamp } from '../../../shared/domain/timestamp';
+import { TEST_STACK } from './local-stack';
 
 /** A value as the clients hand it back (Big, Numeric, strings), as comparable text; NULL as null. */
 export function text(v: unknown): string | null {
@@ -106,6 +107,7 @@ export function startEnrichmentStack(
   options: { orderLookups?: unknown[]; functionEnv?: Record<string, string> } = {},
 ): Promise<LocalStack> {
   return startLocalStack({
+    ...TEST_STACK,
     dialect,
     churnMs: 0,
     extraTables: extraTables(dialect),

@@ -9,6 +9,12 @@ import { type LocalStack, type LocalStackOptions, startLocalStack } from '../../
 export const STACK_START_MS = 60_000;
 
 /**
+ * What every test stack starts with: the backfill and writer processes start on the first request to them
+ * (most runs never call them, and a function process costs about a CPU-second to start).
+ */
+export const TEST_STACK: LocalStackOptions = { startOnFirstRequest: ['backfill', 'writer'] };
+
+/**
  * Registers the start and the stop of one stack in the enclosing `describe`, and returns it. The value stands
  * for the stack started in `beforeAll` (property reads are forwarded to it); using it before the start, or
  * after a failed start, throws a clear error instead of a `TypeError` on `undefined`.
@@ -20,7 +26,7 @@ export function useLocalStack(
 ): LocalStack {
   let started: LocalStack | undefined;
   beforeAll(async () => {
-    started = await startLocalStack(options);
+    started = await startLocalStack({ ...TEST_STACK, ...options });
     await afterStart?.(started);
   }, STACK_START_MS);
   afterAll(async () => {

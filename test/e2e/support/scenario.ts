@@ -11,6 +11,7 @@ import { type LocalStack, type LocalStackOptions, startLocalStack } from '../../
 import { queueName } from '../../../local/stack-config';
 import type { Workload } from '../../../local/workload';
 import type { Dialect } from '../../../shared/domain/change-record';
+import { TEST_STACK } from './local-stack';
 import { replayLine, runSeed } from './seed';
 
 /** What a fault plan sees. */
@@ -184,6 +185,7 @@ export async function runScenario(s: Scenario): Promise<RunReport> {
   const seed = runSeed();
   const events = new Map<string, number>();
   const stack = await startLocalStack({
+    ...TEST_STACK,
     dialect: s.dialect,
     churnMs: 1_500,
     ...s.stack,

@@ -5,6 +5,7 @@
  */
 import { type LocalStack, type LocalStackOptions, startLocalStack } from '../../../local/stack';
 import { LOCAL } from '../../../local/stack-config';
+import { TEST_STACK } from './local-stack';
 
 /** Creates the customers replica with `email` REQUIRED. */
 export async function handMadeReplica(stack: LocalStack): Promise<void> {
@@ -26,6 +27,7 @@ export async function handMadeReplica(stack: LocalStack): Promise<void> {
  */
 export async function startStrictReplicaStack(options: LocalStackOptions = {}): Promise<LocalStack> {
   const stack = await startLocalStack({
+    ...TEST_STACK,
     churnMs: 0,
     ...options,
     functionEnv: { SLUICE_ON_BAD_RECORD: 'dead-letter', ...options.functionEnv },
