@@ -81,9 +81,13 @@ export class ScriptedStream implements ChangeSource {
     rootCount = 2,
   ) {
     this.last = t0;
-    const share = SLOTS / rootCount;
+    // Any number of roots (a stream starts with as many partitions as Spanner chooses): contiguous shares,
+    // the remainder spread among them when the slots do not divide evenly, so every slot has an owner.
+    if (rootCount < 1 || rootCount > SLOTS) throw new Error(`between 1 and ${SLOTS} roots, not ${rootCount}`);
     for (let i = 0; i < rootCount; i++) {
-      const slots = Array.from({ length: share }, (_, k) => i * share + k);
+      const from = Math.floor((i * SLOTS) / rootCount);
+      const to = Math.floor(((i + 1) * SLOTS) / rootCount);
+      const slots = Array.from({ length: to - from }, (_, k) => from + k);
       this.roots.push(this.addPart([], t0, slots));
     }
   }
