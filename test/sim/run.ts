@@ -22,6 +22,23 @@ export const SCENARIOS: Record<string, Scenario> = {
   },
   /** A backfill under GCS faults (any call, lost answers) and BigQuery forgetting committed streams. */
   backfill: { ...DEFAULT_SCENARIO, name: 'backfill', backfill: { store: 0.08, forget: 0.5 } },
+  /**
+   * A day of a busy stream compressed: a long run in which partitions split and merge for many generations
+   * while every fault family strikes at once, so lineages grow deep, the ledger is cleaned up behind them
+   * many times, and kills meet every stage of it.
+   */
+  day: {
+    ...DEFAULT_SCENARIO,
+    name: 'day',
+    steps: 600,
+    roots: 3,
+    churn: 0.15,
+    storeFaults: 0.1,
+    duplicates: 0.2,
+    kills: 0.08,
+    tickKills: 0.08,
+    source: { ...DEFAULT_SOURCE, splitRecords: 0.6, queryFails: 0.1, slowChunk: 0.05 },
+  },
   /** The services misbehave as often as they may: GCS faults, duplicates, failing queries. */
   faults: {
     ...DEFAULT_SCENARIO,

@@ -69,6 +69,23 @@ describe('simulation', () => {
     expect(failures).toEqual([]);
   });
 
+  it('day scenario (three roots, long churn, every fault at once): every invariant holds', async () => {
+    const failures = [];
+    let steps = 0;
+    const fired: Record<string, number> = {};
+    for (const seed of [1, 2, 3]) {
+      const result = await runSeed(seed, SCENARIOS.day!);
+      if (!result.ok) failures.push(`seed ${seed}: ${result.invariant} ${result.message}`);
+      steps += result.steps;
+      for (const [name, n] of Object.entries(result.fired)) fired[name] = (fired[name] ?? 0) + n;
+    }
+    expect(failures).toEqual([]);
+    // A day, not an afternoon, with the instance kills and lost answers it is there for.
+    expect(steps).toBeGreaterThan(1_500);
+    for (const name of ['scheduler-killed-mid-tick', 'gcs-412-conflict', 'bigquery-append-answer-lost'])
+      expect({ name, fired: (fired[name] ?? 0) > 0 }).toEqual({ name, fired: true });
+  });
+
   for (const found of FOUND_BUGS) {
     it(`${found.scenario} seed ${found.seed}, which found ${found.bug} (${found.invariant}) before its fix, passes`, async () => {
       const result = await runSeed(found.seed, SCENARIOS[found.scenario]!);
