@@ -1,42 +1,19 @@
-/**
- * `startLocalStack(options)`: the whole pipeline on loopback — four emulators in-process, the four
- * functions each in its own functions-framework process, the demo database with its change stream, the
- * ledger bucket, the queues and the dataset — with every handle exposed so the CLI, the end-to-end suite
- * and the benchmarks drive the same stack: emulator admin handles for faults, function processes that can
- * be killed and restarted, scheduler ticks on demand or on an interval, a seeded workload, the ledger's
- * progress, and the verifier returning a diff.
- */
-import { join } from 'node:path';
 import type { Database, Spanner } from '@google-cloud/spanner';
 import type { Dialect } from '../shared/domain/change-record';
 import type { Timestamp } from '../shared/domain/timestamp';
 import { type CaptureType, createTable, type DemoSchema, type DemoTable, demoSchema } from './demo-schema';
 import { type EmulatorPorts, type LocalEmulators, startEmulators } from './emulators';
 import { emulatorClient } from './emulators/spanner/client';
-import { bundledFunctionHost } from './function-bundle';
-import {
-  assertFunctionsHealthy,
-  type FunctionLogLine,
-  type FunctionName,
-  FunctionProcess,
-} from './function-process';
+import type { FunctionLogLine, FunctionName, FunctionProcess } from './function-process';
 import { retargetRestoredTasks } from './function-urls';
 import { keepPorts, keptPortsFile, stackPorts, withKeptPorts } from './kept-ports';
 import { type PipelineProgress, readProgress } from './ledger-view';
 import { FinishedPartitions } from './live-view';
-import { assertPortsFree, freePort, PortInUseError } from './ports';
+import { assertPortsFree, PortInUseError } from './ports';
 import { PROTO_BUNDLE_DDL, protoDescriptors } from './proto-types';
 import { Random } from './random';
-import {
-  databaseName,
-  functionEnvironment,
-  LOCAL,
-  localDeadLetterKey,
-  queueName,
-  type ReadyInfo,
-  readyInfo,
-  type StackEndpoints,
-} from './stack-config';
+import { databaseName, LOCAL, queueName, type ReadyInfo, readyInfo } from './stack-config';
+import { startFunctions } from './stack-functions';
 import { type VerifyResult, verify, writerModsOf } from './verifier';
 import { type CommittedMod, Workload } from './workload';
 
@@ -141,28 +118,6 @@ async function createDemoDatabase(emulators: LocalEmulators, schema: DemoSchema,
   return { database, restored: false };
 }
 
-async function functionPorts(ports: LocalStackOptions['ports']): Promise<Record<FunctionName, number>> {
-  return {
-    scheduler: ports?.scheduler || (await freePort()),
-    reader: ports?.reader || (await freePort()),
-    backfill: ports?.backfill || (await freePort()),
-    writer: ports?.writer || (await freePort()),
-  };
-}
-
-function endpointsOf(emulators: LocalEmulators, ports: Record<FunctionName, number>): StackEndpoints {
-  return {
-    spannerHost: emulators.spanner.address,
-    gcsUrl: emulators.gcs.url,
-    tasksHost: emulators.tasks.address,
-    bigqueryRestUrl: emulators.bigquery.restUrl,
-    bigqueryWriteHost: emulators.bigquery.grpcAddress,
-    lineageHost: emulators.lineage.address,
-    readerUrl: `http://127.0.0.1:${ports.reader}`,
-    backfillUrl: `http://127.0.0.1:${ports.backfill}`,
-  };
-}
-
 async function postJson(url: string, body: unknown): Promise<{ status: number; body: unknown }> {
   const res = await fetch(url, {
     method: 'POST',
@@ -178,50 +133,6 @@ async function postJson(url: string, body: unknown): Promise<{ status: number; b
     // Not JSON: keep the text.
   }
   return { status: res.status, body: parsed };
-}
-
-/** Attempts at starting the functions on freshly picked ports, when another process took a picked one. */
-const PORT_ATTEMPTS = 3;
-
-/**
- * Starts the four functions (unless `options.functions` is false) and fills `functions` with them.
- * A picked port can be taken by another process between the pick and the bind: then every function
- * stops and all start again on new ports (their URLs are in each other's environment). A port the user
- * asked for is not picked again: its `PortInUseError` is thrown.
- */
-async function startFunctions(
-  options: LocalStackOptions,
-  schema: DemoSchema,
-  emulators: LocalEmulators,
-  onLine: (line: FunctionLogLine) => void,
-  functions: Partial<Record<FunctionName, FunctionProcess>>,
-): Promise<StackEndpoints> {
-  for (let attempt = 1; ; attempt++) {
-    const ports = await functionPorts(options.ports);
-    const endpoints = endpointsOf(emulators, ports);
-    if (options.functions === false) return endpoints;
-    const env = functionEnvironment(schema, options.mode ?? 'scheduled', endpoints, {
-      SLUICE_DEAD_LETTER_KEY: localDeadLetterKey(options.dataDir),
-      ...options.functionEnv,
-    });
-    const root = join(__dirname, '..');
-    const bundle = await bundledFunctionHost(root);
-    for (const name of ['scheduler', 'reader', 'backfill', 'writer'] as const) {
-      functions[name] = new FunctionProcess(name, ports[name], env, onLine, root, bundle);
-    }
-    const later = new Set(options.startOnFirstRequest ?? []);
-    const started = await Promise.allSettled(
-      Object.values(functions).map((f) => (later.has(f.name) ? f.startOnFirstRequest() : f.start())),
-    );
-    const failures = started.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
-    if (failures.length === 0) {
-      await assertFunctionsHealthy(Object.values(functions).filter((f) => !later.has(f.name)));
-      return endpoints;
-    }
-    await Promise.all(Object.values(functions).map((f) => f.stop()));
-    const picked = (e: unknown) => e instanceof PortInUseError && !options.ports?.[e.role as FunctionName];
-    if (attempt >= PORT_ATTEMPTS || !failures.every(picked)) throw failures[0];
-  }
 }
 
 /**
