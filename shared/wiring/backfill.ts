@@ -21,7 +21,8 @@ import type { DimensionReader } from '../ports/dimension-reader';
 import type { ObjectStore } from '../ports/object-store';
 import type { SpannerCatalog } from '../ports/spanner-catalog';
 import { createAdapters } from './adapters';
-import { type Clients, createClients, endpointsFromEnv } from './clients';
+import { type Clients, createClients } from './clients';
+import { endpointsFromEnv } from './endpoints';
 import { lineageFromEnv } from './lineage';
 import { writerPrefixOf } from './settings';
 

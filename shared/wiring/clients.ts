@@ -13,8 +13,6 @@ import { credentials } from '@grpc/grpc-js';
 import type { PipelineConfig } from '../domain/config';
 import type { Endpoints } from './endpoints';
 
-export { type Endpoints, endpointsFromEnv } from './endpoints';
-
 /** The clients one function instance shares across requests. */
 export interface Clients {
   spanner: Spanner;

@@ -7,7 +7,8 @@ import { type GcsEmulator, startGcsEmulator } from '../../local/emulators/gcs/em
 import { type RunningSpannerEmulator, startSpannerEmulator } from '../../local/emulators/spanner/server';
 import { startTasksEmulator, type TasksEmulator } from '../../local/emulators/tasks/emulator';
 import { parseConfig } from '../../shared/domain/config';
-import { type Clients, createClients, endpointsFromEnv } from '../../shared/wiring/clients';
+import { type Clients, createClients } from '../../shared/wiring/clients';
+import { endpointsFromEnv } from '../../shared/wiring/endpoints';
 
 let gcs: GcsEmulator;
 let tasks: TasksEmulator;
