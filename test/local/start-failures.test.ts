@@ -51,6 +51,30 @@ async function ownFunctionPorts(): Promise<{ flags: string; left(): number[] }> 
   };
 }
 
+/**
+ * `npm start -- <args>` on ports of its own. Another file's stack may take one of the picked ports between the
+ * pick and the start (its functions listen on free ports too); `npm start` then refuses the flag with exit 2,
+ * as it must, and the run is tried again on new ports — the only refusal that is not this test's answer.
+ */
+async function runOnOwnPorts(
+  args: string,
+  timeoutMs = 60_000,
+): Promise<{
+  code: number | null | 'timeout';
+  output: string;
+  own: Awaited<ReturnType<typeof ownFunctionPorts>>;
+}> {
+  for (let attempt = 1; ; attempt++) {
+    const own = await ownFunctionPorts();
+    terminal = new Terminal(`npm start -- ${args} ${own.flags}`);
+    const timeout = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), timeoutMs).unref());
+    const code = await Promise.race([terminal.exited, timeout]);
+    const output = terminal.output;
+    if (code === 2 && /\(--\w+-port\) is already in use/.test(output) && attempt < 3) continue;
+    return { code, output, own };
+  }
+}
+
 it('answers --help with the usage and exit 0', async () => {
   const { code, output } = await run('--help');
   expect(code).toBe(0);
@@ -78,8 +102,7 @@ it('names the flag of a busy port and starts nothing', async () => {
 }, 60_000);
 
 it('refuses to run a stack whose functions found their configuration invalid, leaving nothing behind', async () => {
-  const own = await ownFunctionPorts();
-  const { code, output } = await run(`--env SLUICE_WINDOW_MAX_MS=soon ${own.flags}`);
+  const { code, output, own } = await runOnOwnPorts('--env SLUICE_WINDOW_MAX_MS=soon');
   expect(code).toBe(3);
   expect(output).toContain(
     "the local stack failed to start: the scheduler function's configuration is invalid:",
@@ -185,16 +208,11 @@ it('leaves no function process behind when the process that started them is kill
 }, 60_000);
 
 it('ends at once with the full reason and exit 3 when the pipeline is stopped on its configuration', async () => {
-  const own = await ownFunctionPorts();
-  const started = Date.now();
-  terminal = new Terminal(`npm start -- --env 'SLUICE_TABLES={"Nope": {"replica": "nope"}}' ${own.flags}`);
-  const timeout = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 60_000).unref());
-  const code = await Promise.race([terminal.exited, timeout]);
-  expect({ code, output: terminal.output }).toMatchObject({ code: 3 });
-  expect(terminal.output).toMatch(/pipeline stopped: .*\n(.*\n)*.*Nope/);
-  expect(terminal.output).toContain('nothing replicates until this is fixed; no verdict');
-  expect(terminal.output).not.toContain('verdict:');
-  expect(Date.now() - started).toBeLessThan(60_000);
+  const { code, output, own } = await runOnOwnPorts(`--env 'SLUICE_TABLES={"Nope": {"replica": "nope"}}'`);
+  expect({ code, output }).toMatchObject({ code: 3 });
+  expect(output).toMatch(/pipeline stopped: .*\n(.*\n)*.*Nope/);
+  expect(output).toContain('nothing replicates until this is fixed; no verdict');
+  expect(output).not.toContain('verdict:');
   expect(own.left()).toEqual([]);
 }, 90_000);
 
