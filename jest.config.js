@@ -13,6 +13,8 @@ module.exports = {
   coverageReporters: ['text-summary', 'text'],
   coverageThreshold: { './shared/domain/': { lines: 90 } },
   testTimeout: 20000,
+  // The longest files first, from jest's timings or, on a fresh clone, test/durations.json (test/sequencer.js).
+  testSequencer: '<rootDir>/test/sequencer.js',
   // Two workers on the 2-core test machine: one uses about 0.9 of a core (the end-to-end files wait on
   // leases and catch-up as much as they compute), and the whole run went from 1,152 s to 680 s of jest wall
   // time with every test passing (docs/testing.md). Files that check for left-over processes look only at
