@@ -15,6 +15,11 @@ export interface TaskRequest {
   body: unknown;
   /** Earliest dispatch time in epoch milliseconds (wall clock); omitted means now. */
   notBeforeMs?: number;
+  /**
+   * What picks the queue when the queue is sharded over several (the partition of a reader task): every task
+   * with the same key goes to the same queue, so equal ids still collapse into one task.
+   */
+  shardKey?: string;
 }
 
 /** Outcome of an enqueue: a new task, or one with the same id already existed (success either way). */

@@ -117,7 +117,10 @@ export function createAppFromEnv(
   const clients = createClients(config, endpointsFromEnv(env));
   const store = new GcsObjectStore(clients.storage.bucket(config.ledger.bucket));
   const queue = new CloudTasksQueue(clients.tasks, {
-    queues: { reader: deployment.readerQueue, backfill: deployment.backfillQueue ?? deployment.readerQueue },
+    queues: {
+      reader: deployment.readerQueues,
+      backfill: deployment.backfillQueue ?? deployment.readerQueues[0]!,
+    },
     ...(deployment.tasksServiceAccount ? { oidcServiceAccount: deployment.tasksServiceAccount } : {}),
     dispatchDeadlineSeconds: deployment.dispatchDeadlineSeconds,
   });

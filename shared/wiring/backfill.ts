@@ -65,7 +65,10 @@ export function depsFromClients(
 ): BackfillDeps {
   const store = new GcsObjectStore(clients.storage.bucket(config.ledger.bucket));
   const queue = new CloudTasksQueue(clients.tasks, {
-    queues: { backfill: required(env, 'SLUICE_BACKFILL_QUEUE'), reader: env.SLUICE_READER_QUEUE ?? '' },
+    queues: {
+      backfill: required(env, 'SLUICE_BACKFILL_QUEUE'),
+      reader: (env.SLUICE_READER_QUEUE ?? '').split(',').map((q) => q.trim()),
+    },
     ...(env.SLUICE_TASKS_SERVICE_ACCOUNT ? { oidcServiceAccount: env.SLUICE_TASKS_SERVICE_ACCOUNT } : {}),
     dispatchDeadlineSeconds: 1800,
   });

@@ -12,9 +12,19 @@ const QUEUE = /^projects\/[^/]+\/locations\/[^/]+\/queues\/[A-Za-z0-9-]{1,100}$/
 
 const deploymentSchema = z.strictObject({
   SLUICE_READER_URL: z.url({ error: 'is required: the URL of the reader function (https://…)' }),
-  SLUICE_READER_QUEUE: z
-    .string({ error: 'is required' })
-    .regex(QUEUE, 'must be a full queue name projects/<p>/locations/<l>/queues/<q>'),
+  /** One queue, or several separated by commas: reader tasks are spread over them by partition. */
+  SLUICE_READER_QUEUE: z.preprocess(
+    (v) => (typeof v === 'string' ? v.split(',').map((q) => q.trim()) : v),
+    z
+      .array(
+        z
+          .string()
+          .regex(QUEUE, 'must be full queue names projects/<p>/locations/<l>/queues/<q>, comma-separated'),
+        { error: 'is required' },
+      )
+      .min(1)
+      .refine((qs) => new Set(qs).size === qs.length, 'names a queue twice'),
+  ),
   SLUICE_BACKFILL_QUEUE: z
     .string()
     .regex(QUEUE, 'must be a full queue name projects/<p>/locations/<l>/queues/<q>')
@@ -36,7 +46,8 @@ const deploymentSchema = z.strictObject({
 /** Validated deployment settings. */
 export interface DeploymentSettings {
   readerUrl: string;
-  readerQueue: string;
+  /** The reader's queues (one, or the shards a large pipeline spreads its partitions over). */
+  readerQueues: string[];
   backfillQueue: string | undefined;
   tasksServiceAccount: string | undefined;
   retentionMarginMs: number;
@@ -83,7 +94,7 @@ export function parseDeploymentSettings(env: Record<string, string | undefined>)
   const d = parsed.data;
   return {
     readerUrl: d.SLUICE_READER_URL,
-    readerQueue: d.SLUICE_READER_QUEUE,
+    readerQueues: d.SLUICE_READER_QUEUE,
     backfillQueue: d.SLUICE_BACKFILL_QUEUE,
     tasksServiceAccount: d.SLUICE_TASKS_SERVICE_ACCOUNT,
     retentionMarginMs: d.SLUICE_RETENTION_MARGIN_MS,

@@ -223,7 +223,7 @@ export async function readerThroughput(o: ThroughputOptions): Promise<Throughput
     const until = fromEpochMillis(Date.now());
     const deployment: DeploymentSettings = {
       readerUrl: 'http://127.0.0.1:1/reader',
-      readerQueue: 'reader',
+      readerQueues: ['reader'],
       backfillQueue: undefined,
       tasksServiceAccount: undefined,
       retentionMarginMs: 3_600_000,

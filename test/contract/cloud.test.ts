@@ -19,12 +19,14 @@ const queues = {
   reader: 'projects/p/locations/l/queues/readers',
   backfill: 'projects/p/locations/l/queues/backfills',
 };
+/** A reader queue in three shards (a pipeline past one queue's 5,000 concurrent dispatches). */
+const shards = [1, 2, 3].map((i) => `projects/p/locations/l/queues/readers-shard-${i}`);
 
 beforeAll(async () => {
   gcs = await startGcsEmulator({ port: 0 });
-  tasks = await startTasksEmulator({ port: 0, queues: [queues.reader, queues.backfill] });
+  tasks = await startTasksEmulator({ port: 0, queues: [queues.reader, queues.backfill, ...shards] });
   // Nothing listens on the targets: keep the queues paused so tasks stay queued.
-  for (const q of Object.values(queues)) await tasks.client().pauseQueue({ name: q });
+  for (const q of [...Object.values(queues), ...shards]) await tasks.client().pauseQueue({ name: q });
 });
 
 afterAll(async () => {
@@ -78,5 +80,35 @@ describe('CloudTasksQueue with the official client', () => {
     const task = tasks.admin.task(`${queues.reader}/tasks/win-1`);
     expect(task?.url).toBe('http://127.0.0.1:9/read');
     expect(Math.abs((task?.scheduleTimeMs ?? 0) - notBeforeMs)).toBeLessThan(2);
+  });
+
+  it('spreads reader tasks over the shards by partition, each partition always to the same queue', async () => {
+    const queue = new CloudTasksQueue(tasks.client(), {
+      queues: { reader: shards, backfill: queues.backfill },
+      dispatchDeadlineSeconds: 60,
+    });
+    const partitions = Array.from({ length: 60 }, (_, i) => i.toString(16).padStart(32, '0'));
+    const task = (p: string, n: number) => ({
+      queue: 'reader' as const,
+      id: `e0-${p}-${n}`,
+      url: 'http://127.0.0.1:9/read',
+      body: { partition: p },
+      shardKey: p,
+    });
+    for (const p of partitions) expect(await queue.enqueue(task(p, 1))).toBe('created');
+    const where = new Map<string, string>();
+    for (const q of shards) {
+      const [listed] = await tasks.client().listTasks({ parent: q });
+      for (const t of listed) where.set(String(t.name).split('/tasks/e0-')[1]!.split('-')[0]!, q);
+    }
+    expect(where.size).toBe(60);
+    // Every shard takes a share.
+    for (const q of shards) expect([...where.values()].filter((x) => x === q).length).toBeGreaterThan(5);
+    // The next window of a partition, from another producer, lands beside it; a duplicate still collapses.
+    for (const p of partitions.slice(0, 10)) {
+      expect(await queue.enqueue(task(p, 2))).toBe('created');
+      expect(await queue.enqueue(task(p, 2))).toBe('exists');
+      expect(tasks.admin.task(`${where.get(p)}/tasks/e0-${p}-2`)).toBeDefined();
+    }
   });
 });

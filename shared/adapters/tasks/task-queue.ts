@@ -4,14 +4,18 @@
  * for delayed windows.
  */
 import type { CloudTasksClient } from '@google-cloud/tasks';
+import { shardIndex } from '../../domain/queue-shards';
 import { checkTaskId, type EnqueueOutcome, type TaskQueue, type TaskRequest } from '../../ports/task-queue';
 
 const ALREADY_EXISTS = 6;
 
 /** Where tasks go and how they authenticate. */
 export interface CloudTasksSettings {
-  /** Full queue names, `projects/<p>/locations/<l>/queues/<q>`. */
-  queues: { reader: string; backfill: string };
+  /**
+   * Full queue names, `projects/<p>/locations/<l>/queues/<q>`; several for the reader spread its tasks over
+   * them by their shard key (see queue-shards.ts).
+   */
+  queues: { reader: string | readonly string[]; backfill: string };
   /** Service account whose OIDC token the target receives; omitted locally. */
   oidcServiceAccount?: string;
   /** Dispatch deadline in seconds (Cloud Tasks allows 15–1800). */
@@ -26,7 +30,7 @@ export class CloudTasksQueue implements TaskQueue {
   ) {}
 
   async enqueue(task: TaskRequest): Promise<EnqueueOutcome> {
-    const parent = this.settings.queues[task.queue];
+    const parent = this.parentOf(task);
     const sa = this.settings.oidcServiceAccount;
     try {
       await this.client.createTask({
@@ -56,5 +60,12 @@ export class CloudTasksQueue implements TaskQueue {
       if ((err as { code?: unknown })?.code === ALREADY_EXISTS) return 'exists';
       throw err;
     }
+  }
+
+  private parentOf(task: TaskRequest): string {
+    const named = this.settings.queues[task.queue];
+    if (typeof named === 'string') return named;
+    const shards = named as readonly string[];
+    return shards[shards.length === 1 ? 0 : shardIndex(task.shardKey ?? task.id, shards.length)]!;
   }
 }

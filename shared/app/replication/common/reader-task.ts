@@ -49,6 +49,7 @@ export async function enqueueReaderTask(
     id: readerTaskId(task, writer),
     url,
     body: readerTaskBody(task),
+    shardKey: task.partition,
     ...(options.notBeforeMs === undefined ? {} : { notBeforeMs: options.notBeforeMs }),
   });
 }
