@@ -106,7 +106,20 @@ export const deploymentSchema = z
       .partial()
       .strict()
       .default({}),
-    queues: z.object({ reader: queueOverrides, backfill: queueOverrides }).partial().strict().default({}),
+    queues: z
+      .object({
+        reader: queueOverrides.extend({
+          /**
+           * Reader queues to spread the partitions over (by partition id): a queue dispatches at most 5,000
+           * tasks at once, and a continuous window holds its dispatch for the whole long poll.
+           */
+          shards: z.number().int().min(1).max(50).optional(),
+        }),
+        backfill: queueOverrides,
+      })
+      .partial()
+      .strict()
+      .default({}),
     schedule: z
       .object({
         cron: z.string().min(9).default('* * * * *'),

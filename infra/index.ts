@@ -27,6 +27,7 @@ export const backfillEndpoint = outputs.backfillEndpoint;
 export const statusUrl = outputs.statusUrl;
 export const ledgerBucket = outputs.ledgerBucket;
 export const readerQueue = outputs.readerQueue;
+export const readerQueues = outputs.readerQueues;
 export const backfillQueue = outputs.backfillQueue;
 export const writerUrl = outputs.writerUrl;
 export const writerEndpoint = outputs.writerEndpoint;

@@ -29,7 +29,9 @@ export interface StackOutputs {
   /** `GET` here for lag, partitions and failures. */
   statusUrl: pulumi.Output<string>;
   ledgerBucket: pulumi.Output<string>;
+  /** The first reader queue; `readerQueues` lists every shard. */
   readerQueue: pulumi.Output<string>;
+  readerQueues: pulumi.Output<string[]>;
   backfillQueue: pulumi.Output<string>;
   writerUrl: pulumi.Output<string>;
   /** `POST` mutations here (docs/writer.md). */
@@ -79,7 +81,8 @@ export function deploy(s: InfraSettings, source: readonly ArchiveEntry[]): Deplo
     backfillEndpoint: pulumi.interpolate`${backfillUrl}/backfills`,
     statusUrl: pulumi.interpolate`${backfillUrl}/status`,
     ledgerBucket: buckets.ledger.name,
-    readerQueue: queues.reader.name,
+    readerQueue: queues.reader[0]!.name,
+    readerQueues: pulumi.all(queues.reader.map((q) => q.name)),
     backfillQueue: queues.backfill.name,
     writerUrl,
     writerEndpoint: pulumi.interpolate`${writerUrl}/mutations`,
@@ -90,7 +93,7 @@ export function deploy(s: InfraSettings, source: readonly ArchiveEntry[]): Deplo
   const resources: pulumi.Resource[] = [
     buckets.ledger,
     buckets.source,
-    queues.reader,
+    ...queues.reader,
     queues.backfill,
     ...Object.values(accounts.runtime),
     accounts.tasksInvoker,

@@ -230,6 +230,12 @@ export function resourceNames(project: string, prefix: string): ResourceNames {
   };
 }
 
+/** The reader queues' ids: the first keeps the one-queue name, the others add `-2`, `-3`, …. */
+export function readerQueueIds(s: Pick<InfraSettings, 'names' | 'queues'>): string[] {
+  const base = s.names.queues.reader;
+  return Array.from({ length: s.queues.reader.shards }, (_, i) => (i === 0 ? base : `${base}-${i + 1}`));
+}
+
 /** Email of a service account created in the project. */
 export function accountEmail(accountId: string, project: string): string {
   return `${accountId}@${project}.iam.gserviceaccount.com`;
@@ -241,7 +247,7 @@ export function deploymentEnvironment(s: InfraSettings): Record<string, string> 
   return {
     GOOGLE_CLOUD_PROJECT: s.project,
     SLUICE_REGION: s.region,
-    SLUICE_READER_QUEUE: queue(s.names.queues.reader),
+    SLUICE_READER_QUEUE: readerQueueIds(s).map(queue).join(','),
     SLUICE_BACKFILL_QUEUE: queue(s.names.queues.backfill),
     SLUICE_TASKS_SERVICE_ACCOUNT: accountEmail(s.names.tasksInvoker, s.project),
     SLUICE_DATA_BOOST: String(s.dataBoost),

@@ -43,7 +43,12 @@ export interface QueueSettings {
   minBackoffSeconds: number;
   maxBackoffSeconds: number;
   maxDoublings: number;
+  /** Queues of this kind, each with these settings; tasks are spread over them by partition. */
+  shards: number;
 }
+
+/** Cloud Tasks' ceiling on a queue's concurrent dispatches (RateLimits.max_concurrent_dispatches). */
+export const MAX_CONCURRENT_DISPATCHES = 5_000;
 
 /** The part of the pipeline settings that decides sizes. */
 export interface PipelineShape {
@@ -114,11 +119,20 @@ export function functionSizing(
  * quick bounded retries: a retry later than the next tick is pointless, because the scheduler re-drives a
  * partition whose lease expired.
  */
-export function readerQueue(reader: FunctionSizing, overrides: QueueOverrides | undefined): QueueSettings {
+export function readerQueue(
+  reader: FunctionSizing,
+  overrides: (QueueOverrides & { shards?: number | undefined }) | undefined,
+): QueueSettings {
+  const shards = overrides?.shards ?? 1;
   return withOverrides(
     {
+      shards,
       maxDispatchesPerSecond: 100,
-      maxConcurrentDispatches: reader.maxInstances * reader.concurrency,
+      // Shared out over the shards, and never past what one queue allows.
+      maxConcurrentDispatches: Math.min(
+        MAX_CONCURRENT_DISPATCHES,
+        Math.ceil((reader.maxInstances * reader.concurrency) / shards),
+      ),
       maxAttempts: 20,
       minBackoffSeconds: 1,
       maxBackoffSeconds: 60,
@@ -142,6 +156,7 @@ export function backfillQueue(
   const capacity = backfill.maxInstances * backfill.concurrency;
   return withOverrides(
     {
+      shards: 1,
       maxDispatchesPerSecond: 5,
       maxConcurrentDispatches: dataBoost ? capacity : Math.min(4, capacity),
       maxAttempts: 10,

@@ -1,7 +1,7 @@
 /**
  * The capacity model of one pipeline in continuous mode: for a workload (partitions, mods per second) and the
  * deployment's settings, what each resource must carry against its limit, which limit comes first, the
- * settings that pass the limits a setting can pass, how many pipelines (and projects) the rest need, the lag
+ * settings that pass the limits a setting can pass (queue shards among them), how many projects the rest need, the lag
  * and the cost. Pure arithmetic over measured costs (`MEASURED`, from the benchmarks) and the counts of one
  * window (`WINDOW_OPS`, from the real reader on the in-memory ports: `npm run capacity` measures them again
  * and prints both); docs/performance.md explains each line.
@@ -31,7 +31,8 @@ export interface Deployment {
   tickSeconds: number;
   streamMaxAgeHours: number;
   reader: { cpu: number; concurrency: number; maxInstances: number; memoryGiB: number };
-  queue: { maxDispatchesPerSecond: number; maxConcurrentDispatches: number };
+  /** Per reader queue; `shards` queues share the partitions (`sluice:queues.reader.shards`). */
+  queue: { maxDispatchesPerSecond: number; maxConcurrentDispatches: number; shards: number };
 }
 
 /** CPU costs measured on the benchmark machine (docs/performance.md). */
@@ -85,7 +86,7 @@ export const DEFAULT_DEPLOYMENT: Deployment = {
   tickSeconds: 60,
   streamMaxAgeHours: 24,
   reader: { cpu: 1, concurrency: 32, maxInstances: 10, memoryGiB: 1 },
-  queue: { maxDispatchesPerSecond: 100, maxConcurrentDispatches: 320 },
+  queue: { maxDispatchesPerSecond: 100, maxConcurrentDispatches: 320, shards: 1 },
 };
 
 /** List prices (docs/performance.md, "Cost model"), free tiers left out. */
@@ -124,7 +125,7 @@ export interface Plan {
   instances: number;
   /** Settings that pass every limit a setting can pass. */
   settings: Deployment;
-  /** Pipelines needed for the per-queue and per-pipeline limits, and projects for the per-project ones. */
+  /** Pipelines needed for the limits neither a setting nor queue shards pass, and projects for the per-project ones. */
   pipelines: number;
   projects: number;
   lag: { p50: number; p99: number } | 'falls behind';
@@ -177,15 +178,23 @@ export function plan(w: Workload, d: Deployment = DEFAULT_DEPLOYMENT, costs: Cos
       vcpus / TARGET_UTILISATION,
     ),
     demand(
-      setting('reader queue: concurrent dispatches', d.queue.maxConcurrentDispatches, 'infra/sizing.ts'),
+      setting(
+        'reader queues: concurrent dispatches (per queue × shards)',
+        d.queue.maxConcurrentDispatches * d.queue.shards,
+        'infra/sizing.ts',
+      ),
       w.partitions,
     ),
     demand(
-      setting('reader queue: dispatches per second', d.queue.maxDispatchesPerSecond, 'infra/sizing.ts'),
+      setting(
+        'reader queues: dispatches per second (per queue × shards)',
+        d.queue.maxDispatchesPerSecond * d.queue.shards,
+        'infra/sizing.ts',
+      ),
       windowsPerSecond,
     ),
-    demand(LIMITS.concurrentDispatches, w.partitions),
-    demand(LIMITS.dispatchesPerSecond, windowsPerSecond),
+    demand(LIMITS.concurrentDispatches, w.partitions / d.queue.shards),
+    demand(LIMITS.dispatchesPerSecond, windowsPerSecond / d.queue.shards),
     demand(
       LIMITS.objectWritesPerSecond,
       1 / d.checkpointSeconds + WINDOW_OPS.ledgerWritesPerWindow / d.longPollSeconds,
@@ -199,7 +208,7 @@ export function plan(w: Workload, d: Deployment = DEFAULT_DEPLOYMENT, costs: Cos
 
   // What the settings must be: as many instances as the vCPUs need, each taking as many open windows as that
   // leaves (a continuous window mostly waits on the stream), up to Cloud Run's 1,000 a instance; the queue to
-  // match; and a checkpoint interval that keeps the bucket under its first write rate.
+  // match, in as many shards as one queue's 5,000 dispatches at once need; and a checkpoint interval that keeps the bucket under its first write rate.
   const concurrency = Math.min(
     LIMITS.requestConcurrency.value,
     Math.max(d.reader.concurrency, Math.ceil(w.partitions / Math.max(1, byCpu))),
@@ -212,6 +221,11 @@ export function plan(w: Workload, d: Deployment = DEFAULT_DEPLOYMENT, costs: Cos
         (HEADROOM * LIMITS.bucketWritesPerSecond.value - windowsPerSecond * WINDOW_OPS.ledgerWritesPerWindow),
     ),
   );
+  const shards = Math.max(
+    d.queue.shards,
+    Math.ceil(w.partitions / LIMITS.concurrentDispatches.value),
+    Math.ceil(windowsPerSecond / (HEADROOM * LIMITS.dispatchesPerSecond.value)),
+  );
   const settings: Deployment = {
     ...d,
     checkpointSeconds:
@@ -220,24 +234,37 @@ export function plan(w: Workload, d: Deployment = DEFAULT_DEPLOYMENT, costs: Cos
     queue: {
       maxDispatchesPerSecond: Math.min(
         LIMITS.dispatchesPerSecond.value,
-        Math.max(d.queue.maxDispatchesPerSecond, Math.ceil(windowsPerSecond * 2)),
+        Math.max(d.queue.maxDispatchesPerSecond, Math.ceil((windowsPerSecond * 2) / shards)),
       ),
       maxConcurrentDispatches: Math.min(
         LIMITS.concurrentDispatches.value,
-        Math.max(settingsInstances * concurrency, w.partitions),
+        Math.ceil(Math.max(settingsInstances * concurrency, w.partitions) / shards),
       ),
+      shards,
     },
   };
 
   const hard = demands.filter((x) => x.limit.kind === 'hard');
-  const pipelines = Math.max(1, ...hard.filter((x) => !x.limit.perProject).map((x) => Math.ceil(x.load)));
+  // A per-queue limit is passed by shards; what else a setting cannot pass needs more pipelines.
+  const pipelines = Math.max(
+    1,
+    ...hard
+      .filter(
+        (x) =>
+          !x.limit.perProject &&
+          x.limit !== LIMITS.concurrentDispatches &&
+          x.limit !== LIMITS.dispatchesPerSecond,
+      )
+      .map((x) => Math.ceil(x.load)),
+  );
   const projects = Math.max(1, ...hard.filter((x) => x.limit.perProject).map((x) => Math.ceil(x.load)));
 
   // Lag: the idle figure while there is room; scaled by 1 / (1 − utilisation) as a queue of the readers' CPU;
   // no steady state once the CPU or the window slots are short.
   const slotsShort =
     w.partitions > d.reader.maxInstances * d.reader.concurrency ||
-    w.partitions > d.queue.maxConcurrentDispatches;
+    w.partitions > d.queue.maxConcurrentDispatches * d.queue.shards ||
+    w.partitions > LIMITS.concurrentDispatches.value * d.queue.shards;
   const utilisation = vcpus / (d.reader.maxInstances * d.reader.cpu);
   const lag =
     slotsShort || utilisation >= 1

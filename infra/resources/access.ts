@@ -46,7 +46,30 @@ export function grantAccess(
   });
   return iamPlan(s)
     .filter((g) => g.target.kind !== 'deadLetterKey')
-    .map((g) => grant(s, g, accounts, targets, g.role === role.name ? writerRole : undefined));
+    .flatMap((g) =>
+      g.target.kind === 'queue' && g.target.queue === 'reader'
+        ? queueGrants(s, g, accounts, targets)
+        : [grant(s, g, accounts, targets, g.role === role.name ? writerRole : undefined)],
+    );
+}
+
+/** A grant on the reader queue, made on every shard of it (the first under the one-queue name). */
+function queueGrants(
+  s: InfraSettings,
+  g: Grant,
+  accounts: Accounts,
+  t: GrantTargets,
+): pulumi.CustomResource[] {
+  const common = { role: g.role, member: memberOf(g.principal, accounts, t) };
+  return t.queues.reader.map(
+    (q, i) =>
+      new gcp.cloudtasks.QueueIamMember(i === 0 ? logicalName(g) : `${logicalName(g)}-${i + 1}`, {
+        ...common,
+        project: s.project,
+        location: s.region,
+        name: q.name,
+      }),
+  );
 }
 
 /**
@@ -155,7 +178,7 @@ function grant(
         ...common,
         project: s.project,
         location: s.region,
-        name: t.queues[target.queue].name,
+        name: target.queue === 'reader' ? t.queues.reader[0]!.name : t.queues.backfill.name,
       });
     case 'serviceAccount':
       return new gcp.serviceaccount.IAMMember(name, {

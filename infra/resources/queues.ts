@@ -1,18 +1,21 @@
-/** The Cloud Tasks queues: one for reader windows, one for backfill partitions. */
+/** The Cloud Tasks queues: the reader windows' (one, or several shards), and one for backfill partitions. */
 import * as gcp from '@pulumi/gcp';
-import type { InfraSettings } from '../settings';
+import { type InfraSettings, readerQueueIds } from '../settings';
 import type { QueueSettings } from '../sizing';
 
-/** Both queues. */
+/** The queues. */
 export interface Queues {
-  reader: gcp.cloudtasks.Queue;
+  /** The first is the one-queue deployment's queue, under the same logical name. */
+  reader: gcp.cloudtasks.Queue[];
   backfill: gcp.cloudtasks.Queue;
 }
 
-/** Creates both queues with the rates and retries derived in `sizing.ts`. */
+/** Creates the queues with the rates and retries derived in `sizing.ts`. */
 export function createQueues(s: InfraSettings): Queues {
   return {
-    reader: queue('reader-queue', s, s.names.queues.reader, s.queues.reader),
+    reader: readerQueueIds(s).map((id, i) =>
+      queue(i === 0 ? 'reader-queue' : `reader-queue-${i + 1}`, s, id, s.queues.reader),
+    ),
     backfill: queue('backfill-queue', s, s.names.queues.backfill, s.queues.backfill),
   };
 }

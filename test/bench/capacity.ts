@@ -92,8 +92,8 @@ export function row(
   const w: Workload = { ...WORKLOAD, partitions, modsPerSecond, newPartitionsPerHour: partitions / 24 };
   const base = plan(w, deployment);
   const sized = plan(w, base.settings);
-  // Limits a setting cannot pass: split the workload over that many pipelines (by table or by partition
-  // hash), each in its own project where the limit is the project's.
+  // Limits of the project (Storage Write connections): split the tables over that many pipelines, each in
+  // its own project. The per-queue limits are passed by queue shards inside one pipeline.
   const shards = Math.max(sized.pipelines, sized.projects);
   if (shards === 1) return { base, sized, perPipeline: sized };
   const part: Workload = {
@@ -122,7 +122,7 @@ export function printTable(
   deployment: Deployment = DEFAULT_DEPLOYMENT,
 ): void {
   out(
-    '| partitions | mods/s | first limit, default settings | nearest hard limit, sized | reader per pipeline (instances × concurrency, vCPU) | queue per pipeline (dispatch/s, concurrent) | checkpoint | pipelines / projects | lag p50 / p99 | $ / month | $ / GiB |',
+    '| partitions | mods/s | first limit, default settings | nearest hard limit, sized | reader per pipeline (instances × concurrency, vCPU) | reader queues per pipeline (shards × dispatch/s, concurrent) | checkpoint | pipelines (projects) | lag p50 / p99 | $ / month | $ / GiB |',
   );
   out('|---|---|---|---|---|---|---|---|---|---|---|');
   for (const [partitions, mods] of rows) {
@@ -135,7 +135,7 @@ export function printTable(
     const shards = Math.max(sized.pipelines, sized.projects);
     const month = perPipeline.costPerMonth * shards;
     out(
-      `| ${fmt(partitions)} | ${fmt(mods)} | ${describe(base)} | ${nearestHard(sized)} | ${fmt(s.reader.maxInstances)} × ${fmt(s.reader.concurrency)}, ${fmt(perPipeline.vcpus, 1)} | ${fmt(s.queue.maxDispatchesPerSecond)}, ${fmt(s.queue.maxConcurrentDispatches)} | ${s.checkpointSeconds} s | ${shards} / ${sized.projects} | ${lag} | ${fmt(month)} | ${fmt(month / ((mods * WORKLOAD.bytesPerMod * 2_592_000) / 2 ** 30), 3)} |`,
+      `| ${fmt(partitions)} | ${fmt(mods)} | ${describe(base)} | ${nearestHard(sized)} | ${fmt(s.reader.maxInstances)} × ${fmt(s.reader.concurrency)}, ${fmt(perPipeline.vcpus, 1)} | ${s.queue.shards} × ${fmt(s.queue.maxDispatchesPerSecond)}, ${fmt(s.queue.maxConcurrentDispatches)} | ${s.checkpointSeconds} s | ${shards} (${sized.projects}) | ${lag} | ${fmt(month)} | ${fmt(month / ((mods * WORKLOAD.bytesPerMod * 2_592_000) / 2 ** 30), 3)} |`,
     );
   }
 }

@@ -50,12 +50,19 @@ describe('capacity model', () => {
     expect(heavy.lag.p99).toBeGreaterThan(light.lag.p99);
   });
 
-  it('a queue holds at most 5,000 windows at once: 10,000 partitions need two pipelines', () => {
-    const p = plan(w(10_000, 60_000), plan(w(10_000, 60_000)).settings);
-    const dispatches = p.demands.find((d) => d.limit === LIMITS.concurrentDispatches);
-    expect(dispatches?.load).toBe(2);
-    expect(p.pipelines).toBe(2);
-    expect(p.projects).toBe(1);
+  it('a queue holds at most 5,000 windows at once: 10,000 partitions need two reader queue shards', () => {
+    const one = plan(w(10_000, 60_000), {
+      ...plan(w(10_000, 60_000)).settings,
+      queue: { ...DEFAULT_DEPLOYMENT.queue, maxConcurrentDispatches: 5_000 },
+    });
+    expect(one.demands.find((d) => d.limit === LIMITS.concurrentDispatches)?.load).toBe(2);
+    expect(one.lag).toBe('falls behind');
+    const sized = plan(w(10_000, 60_000), plan(w(10_000, 60_000)).settings);
+    expect(sized.settings.queue.shards).toBe(2);
+    expect(sized.demands.find((d) => d.limit === LIMITS.concurrentDispatches)?.load).toBe(1);
+    expect(sized.lag).not.toBe('falls behind');
+    expect(sized.pipelines).toBe(1);
+    expect(sized.projects).toBe(1);
   });
 
   it('connections are the project’s: 50,000 partitions writing two tables need ten projects in a multi-region', () => {
@@ -96,6 +103,6 @@ describe('capacity model', () => {
       expect(line.split('|').filter((c) => c.trim() === '')).toHaveLength(2);
       expect(line).not.toMatch(/NaN|undefined|Infinity/);
     }
-    expect(lines[3]).toMatch(/\| 10 \/ 5 \|/);
+    expect(lines[3]).toMatch(/\| 2 × 100, 5,000 \|.*\| 5 \(5\) \|/);
   });
 });
