@@ -6,7 +6,7 @@
 import { parseConfigObject } from '../../shared/domain/config';
 import { type BackfillRun, backfillThroughput } from './backfill-throughput';
 import { type EnrichmentRun, enrichmentThroughput } from './enrichment';
-import { endToEndLatency } from './latency';
+import { endToEndLatency, latencyUnderLoad } from './latency';
 import { readerFunctionThroughput } from './reader-function';
 import { readerThroughput, type ThroughputRun } from './reader-throughput';
 import { schedulerTicks } from './scheduler-tick';
@@ -15,7 +15,8 @@ import { type WriterRun, writerThroughput } from './writer-throughput';
 
 const quick = process.argv.includes('--quick');
 /**
- * `--only writer` (or `throughput`, `reader-function`, `backfill`, `reader`, `enrichment`, `reader-enrichment`) runs that benchmark
+ * `--only writer` (or `throughput`, `reader-function`, `backfill`, `reader`, `enrichment`, `reader-enrichment`,
+ * `latency`, `latency-load`) runs that benchmark
  * alone.
  */
 const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
@@ -50,7 +51,27 @@ async function latencyFigures(): Promise<Figure[]> {
       note,
     });
   }
+  figures.push(...(await loadedLatencyFigures()));
   return figures;
+}
+
+/** Continuous mode while commits arrive at 1,000 a second (the performance issue's load point). */
+async function loadedLatencyFigures(): Promise<Figure[]> {
+  const perSecond = 1_000;
+  progress(`end-to-end latency at ${perSecond} commits per second, continuous mode`);
+  const rounds = await latencyUnderLoad({ perSecond, seconds: quick ? 5 : 10, rounds: quick ? 1 : 2 });
+  const p50 = median(rounds.map((r) => percentile(r.latencies, 0.5)));
+  const p99 = median(rounds.map((r) => percentile(r.latencies, 0.99)));
+  const reached = median(rounds.map((r) => r.reached));
+  const failed = rounds.reduce((n, r) => n + r.failed, 0);
+  return [
+    {
+      what: `latency commit → BigQuery, continuous, ${fmt(perSecond)} commits/s asked, p50 / p99`,
+      value: `${fmt(p50 / 1000, 2)} s / ${fmt(p99 / 1000, 2)} s`,
+      target: '≤ 2 s / ≤ 5 s',
+      note: `${rounds.length} rounds × ${rounds[0]?.latencies.length ?? 0} commits; ${fmt(reached)} commits/s reached; ${failed} failed`,
+    },
+  ];
 }
 
 /**
@@ -347,6 +368,8 @@ async function main(): Promise<void> {
     reader: readerShapeFigures,
     enrichment: enrichmentFigures,
     'reader-enrichment': readerEnrichmentFigures,
+    latency: latencyFigures,
+    'latency-load': loadedLatencyFigures,
   };
   const one = only ? alone[only] : undefined;
   if (one) {
