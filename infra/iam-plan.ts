@@ -55,6 +55,9 @@ export function iamPlan(
   const grants: Grant[] = [];
   const add = (principal: Principal, role: string, target: GrantTarget, why: string) =>
     grants.push({ principal, role, target, why });
+  const addEach = (role: string, rows: readonly (readonly [Principal, GrantTarget, string])[]) => {
+    for (const [principal, target, why] of rows) add(principal, role, target, why);
+  };
   for (const fn of RUNTIMES) {
     add(
       fn,
@@ -67,18 +70,10 @@ export function iamPlan(
   }
   // Only the writer of stream letters and their replayer hold the key: any other account with objectUser on
   // the ledger can create an object shaped as a letter, but not seal one (ADR-2305).
-  add(
-    'reader',
-    'roles/secretmanager.secretAccessor',
-    { kind: 'deadLetterKey' },
-    'seals the stream dead letters it writes',
-  );
-  add(
-    'backfill',
-    'roles/secretmanager.secretAccessor',
-    { kind: 'deadLetterKey' },
-    'checks the seal of each dead letter before replaying it',
-  );
+  addEach('roles/secretmanager.secretAccessor', [
+    ['reader', { kind: 'deadLetterKey' }, 'seals the stream dead letters it writes'],
+    ['backfill', { kind: 'deadLetterKey' }, 'checks the seal of each dead letter before replaying it'],
+  ]);
   if (s.dataBoost) {
     add(
       'backfill',
@@ -87,30 +82,16 @@ export function iamPlan(
       'runs snapshot partitions on Data Boost',
     );
   }
-  add(
-    'scheduler',
-    'roles/cloudtasks.enqueuer',
-    { kind: 'queue', queue: 'reader' },
-    'enqueues windows of ready partitions',
-  );
-  add(
-    'reader',
-    'roles/cloudtasks.enqueuer',
-    { kind: 'queue', queue: 'reader' },
-    'chains the next window and ready children',
-  );
-  add(
-    'scheduler',
-    'roles/cloudtasks.enqueuer',
-    { kind: 'queue', queue: 'backfill' },
-    're-drives stalled backfill partitions; startAt: snapshot',
-  );
-  add(
-    'backfill',
-    'roles/cloudtasks.enqueuer',
-    { kind: 'queue', queue: 'backfill' },
-    'enqueues one task per snapshot partition',
-  );
+  addEach('roles/cloudtasks.enqueuer', [
+    ['scheduler', { kind: 'queue', queue: 'reader' }, 'enqueues windows of ready partitions'],
+    ['reader', { kind: 'queue', queue: 'reader' }, 'chains the next window and ready children'],
+    [
+      'scheduler',
+      { kind: 'queue', queue: 'backfill' },
+      're-drives stalled backfill partitions; startAt: snapshot',
+    ],
+    ['backfill', { kind: 'queue', queue: 'backfill' }, 'enqueues one task per snapshot partition'],
+  ]);
   for (const fn of RUNTIMES) {
     add(
       fn,
@@ -119,24 +100,11 @@ export function iamPlan(
       'names the tasks invoker in the OIDC token of the tasks it creates',
     );
   }
-  add(
-    'tasksInvoker',
-    'roles/run.invoker',
-    { kind: 'function', fn: 'reader' },
-    'Cloud Tasks delivers reader windows',
-  );
-  add(
-    'tasksInvoker',
-    'roles/run.invoker',
-    { kind: 'function', fn: 'backfill' },
-    'Cloud Tasks delivers backfill partitions',
-  );
-  add(
-    'cronInvoker',
-    'roles/run.invoker',
-    { kind: 'function', fn: 'scheduler' },
-    'Cloud Scheduler ticks the scheduler',
-  );
+  addEach('roles/run.invoker', [
+    ['tasksInvoker', { kind: 'function', fn: 'reader' }, 'Cloud Tasks delivers reader windows'],
+    ['tasksInvoker', { kind: 'function', fn: 'backfill' }, 'Cloud Tasks delivers backfill partitions'],
+    ['cronInvoker', { kind: 'function', fn: 'scheduler' }, 'Cloud Scheduler ticks the scheduler'],
+  ]);
   for (const member of s.operators) {
     add(
       { member },
@@ -147,18 +115,10 @@ export function iamPlan(
   }
   if (s.lineage.target === 'api') {
     // The reader emits no lineage: the scheduler reports the pipeline's runs, the backfill function its jobs'.
-    add(
-      'scheduler',
-      'roles/datalineage.producer',
-      { kind: 'project' },
-      'reports the pipeline run (OpenLineage)',
-    );
-    add(
-      'backfill',
-      'roles/datalineage.producer',
-      { kind: 'project' },
-      'reports each backfill run (OpenLineage)',
-    );
+    addEach('roles/datalineage.producer', [
+      ['scheduler', { kind: 'project' }, 'reports the pipeline run (OpenLineage)'],
+      ['backfill', { kind: 'project' }, 'reports each backfill run (OpenLineage)'],
+    ]);
   }
   return [...grants, ...writerGrants(s.writer, writerSpannerRole(s).name)];
 }
