@@ -74,26 +74,26 @@ async function allOrNothing<T extends ReadonlyArray<Promise<{ stop(): Promise<vo
 /** Starts every emulator concurrently (if one cannot start, the others are stopped again). */
 export async function startEmulators(setup: EmulatorSetup): Promise<LocalEmulators> {
   const dir = (name: string) => (setup.dataDir ? { dataDir: join(setup.dataDir, name) } : {});
+  /** The ports (named after the emulator) and the data directory of every emulator but BigQuery's. */
+  const own = (name: 'spanner' | 'gcs' | 'tasks' | 'lineage') => ({
+    port: setup.ports[name] ?? 0,
+    adminPort: setup.ports[`${name}Admin` as const] ?? 0,
+    ...dir(name),
+  });
   const [spanner, gcs, tasks, bigquery, lineage] = await allOrNothing([
     startSpannerEmulator({
-      port: setup.ports.spanner ?? 0,
-      adminPort: setup.ports.spannerAdmin ?? 0,
+      ...own('spanner'),
       initialPartitions: setup.initialPartitions,
       churnMs: setup.churnMs,
       ...(setup.partitionBytes ? { partitionBytes: setup.partitionBytes } : {}),
-      ...dir('spanner'),
     }),
     startGcsEmulator({
-      port: setup.ports.gcs ?? 0,
-      adminPort: setup.ports.gcsAdmin ?? 0,
+      ...own('gcs'),
       buckets: [setup.bucket],
-      ...dir('gcs'),
     }),
     startTasksEmulator({
-      port: setup.ports.tasks ?? 0,
-      adminPort: setup.ports.tasksAdmin ?? 0,
+      ...own('tasks'),
       queues: setup.queues,
-      ...dir('tasks'),
     }),
     startBigQueryEmulator({
       grpcPort: setup.ports.bigqueryWrite ?? 0,
@@ -102,11 +102,7 @@ export async function startEmulators(setup: EmulatorSetup): Promise<LocalEmulato
       projectId: setup.projectId,
       ...dir('bigquery'),
     }),
-    startLineageEmulator({
-      port: setup.ports.lineage ?? 0,
-      adminPort: setup.ports.lineageAdmin ?? 0,
-      ...dir('lineage'),
-    }),
+    startLineageEmulator(own('lineage')),
   ] as const);
   return {
     spanner,
