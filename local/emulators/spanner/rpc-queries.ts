@@ -3,6 +3,7 @@
  * StreamingRead, PartitionQuery and PartitionRead.
  */
 import type * as grpc from '@grpc/grpc-js';
+import type { ActiveFault } from '../common/faults';
 import type { EmulatedDatabase, Txn } from './database';
 import { type DmlOutcome, isDml, runDml } from './dml';
 import { streaming, unary } from './grpc-util';
@@ -152,6 +153,21 @@ function hintsOf(o: PartitionOptionsJson | undefined): PartitionHints {
   };
 }
 
+/** Streams an outcome from the row after those the request's resume token says were already sent. */
+function streamFromResumePoint<Req>(
+  call: grpc.ServerWritableStream<Req, unknown>,
+  req: { resumeToken?: Buffer },
+  out: Outcome,
+  fault: ActiveFault | undefined,
+): Promise<void> {
+  return writePartials(
+    call as grpc.ServerWritableStream<unknown, unknown>,
+    out,
+    parseResumeToken(req.resumeToken).rows,
+    fault,
+  );
+}
+
 /** Handlers of the query and read RPCs. */
 export function queryHandlers(state: EmulatorState): grpc.UntypedServiceImplementation {
   const f = state.faults;
@@ -161,13 +177,7 @@ export function queryHandlers(state: EmulatorState): grpc.UntypedServiceImplemen
       return resultSet({ ...out, rows: await collect(out.rows) });
     }),
     ExecuteStreamingSql: streaming(f, 'ExecuteStreamingSql', async (req: SqlRequest, call, fault) => {
-      const out = await execute(state, req, true, signalOf(call));
-      await writePartials(
-        call as grpc.ServerWritableStream<unknown, unknown>,
-        out,
-        parseResumeToken(req.resumeToken).rows,
-        fault,
-      );
+      await streamFromResumePoint(call, req, await execute(state, req, true, signalOf(call)), fault);
     }),
     ExecuteBatchDml: unary(
       f,
@@ -208,13 +218,7 @@ export function queryHandlers(state: EmulatorState): grpc.UntypedServiceImplemen
     StreamingRead: streaming(f, 'StreamingRead', async (req: ReadRequest, call, fault) => {
       const db = state.sessionDb(req.session);
       const r = await resolveRead(db, req.transaction, parseResumeToken(req.resumeToken));
-      const out = readOutcome(state, req, r, db);
-      await writePartials(
-        call as grpc.ServerWritableStream<unknown, unknown>,
-        out,
-        parseResumeToken(req.resumeToken).rows,
-        fault,
-      );
+      await streamFromResumePoint(call, req, readOutcome(state, req, r, db), fault);
     }),
     PartitionQuery: unary(
       f,
