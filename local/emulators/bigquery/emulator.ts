@@ -5,7 +5,7 @@
 import { BigQuery } from '@google-cloud/bigquery';
 import { managedwriter } from '@google-cloud/bigquery-storage';
 import { grpc as gaxGrpc } from 'google-gax';
-import { type AdminServer, startAdminServer } from '../common/admin-http';
+import { startAdminServerIfAsked } from '../common/admin-http';
 import { FaultInjector } from '../common/faults';
 import { Catalog, type TableRef } from './catalog';
 import { startGrpcServer } from './grpc-server';
@@ -134,31 +134,28 @@ export async function startBigQueryEmulator(
   );
   const rest = await startRestServer(catalog, streams, faults, options.restPort ?? 0);
   const admin = makeAdmin(catalog, streams, faults, projectId);
-  let adminServer: AdminServer | undefined;
-  if (options.adminPort !== undefined) {
-    const q = (url: URL) =>
-      [
-        url.searchParams.get('dataset') ?? '',
-        url.searchParams.get('table') ?? '',
-        url.searchParams.get('project') ?? undefined,
-      ] as const;
-    adminServer = await startAdminServer(options.adminPort, faults, {
-      'GET /tables/rows': (_b, url) => jsonSafe(admin.tableRows(...q(url))),
-      'GET /tables/history': (_b, url) => jsonSafe(admin.ingestionHistory(...q(url))),
-      'GET /tables/streams': (_b, url) => admin.writeStreams(...q(url)),
-      'POST /streams/expire': (b) => ({
-        expired: admin.expireWriteStream(String((b as { name?: unknown })?.name)),
-      }),
-      'POST /quota/create-write-stream': (b) => {
-        const { limit, windowMs } = (b ?? {}) as { limit?: unknown; windowMs?: unknown };
-        const quota = parseCreateStreamQuota(
-          `${String(limit)}${windowMs === undefined ? '' : `/${String(windowMs)}`}`,
-        );
-        admin.setCreateStreamQuota(quota);
-        return quota;
-      },
-    });
-  }
+  const q = (url: URL) =>
+    [
+      url.searchParams.get('dataset') ?? '',
+      url.searchParams.get('table') ?? '',
+      url.searchParams.get('project') ?? undefined,
+    ] as const;
+  const adminServer = await startAdminServerIfAsked(options.adminPort, faults, {
+    'GET /tables/rows': (_b, url) => jsonSafe(admin.tableRows(...q(url))),
+    'GET /tables/history': (_b, url) => jsonSafe(admin.ingestionHistory(...q(url))),
+    'GET /tables/streams': (_b, url) => admin.writeStreams(...q(url)),
+    'POST /streams/expire': (b) => ({
+      expired: admin.expireWriteStream(String((b as { name?: unknown })?.name)),
+    }),
+    'POST /quota/create-write-stream': (b) => {
+      const { limit, windowMs } = (b ?? {}) as { limit?: unknown; windowMs?: unknown };
+      const quota = parseCreateStreamQuota(
+        `${String(limit)}${windowMs === undefined ? '' : `/${String(windowMs)}`}`,
+      );
+      admin.setCreateStreamQuota(quota);
+      return quota;
+    },
+  });
   const writers: managedwriter.WriterClient[] = [];
   return {
     grpcAddress: grpcServer.address,

@@ -59,3 +59,12 @@ export async function startAdminServer(
   // A graceful stop: an admin call in flight finishes before `stop` resolves.
   return listenOnLoopback(server, port, { dropConnections: false });
 }
+
+/** The admin endpoint when the emulator was asked for one (`port` given and not `false`), else none. */
+export async function startAdminServerIfAsked(
+  port: number | false | undefined,
+  faults: FaultInjector,
+  routes: Record<string, AdminRoute> = {},
+): Promise<AdminServer | undefined> {
+  return port === undefined || port === false ? undefined : startAdminServer(port, faults, routes);
+}

@@ -3,7 +3,7 @@
  * ready-wired official `Storage` client, an admin handle (faults, state, write-rate limit) and `stop()`.
  */
 import { Storage, type StorageOptions } from '@google-cloud/storage';
-import { type AdminServer, startAdminServer } from '../common/admin-http';
+import { startAdminServerIfAsked } from '../common/admin-http';
 import { type ActiveFault, FaultInjector, type FaultRule } from '../common/faults';
 import { objectResource } from './objects';
 import { GcsPersistence } from './persist';
@@ -85,26 +85,23 @@ export async function startGcsEmulator(options: GcsEmulatorOptions = {}): Promis
   const faults = new FaultInjector();
   const http = await startGcsHttp(store, faults, options.port ?? 0);
   const admin = adminHandle(store, faults, http.url);
-  let adminServer: AdminServer | undefined;
-  if (options.adminPort !== undefined && options.adminPort !== false) {
-    adminServer = await startAdminServer(options.adminPort, faults, {
-      'GET /buckets': () => store.listBuckets().map((b) => b.name),
-      'GET /objects': (_body, url) => admin.objects(url.searchParams.get('bucket') ?? ''),
-      'GET /requests': () => admin.requests(),
-      'POST /requests/reset': () => {
-        admin.resetRequests();
-        return {};
-      },
-      'POST /write-rate': (body) => {
-        const ms =
-          typeof body === 'object' && body !== null && 'minWriteIntervalMs' in body
-            ? body.minWriteIntervalMs
-            : 0;
-        admin.setMinWriteIntervalMs(typeof ms === 'number' ? ms : 0);
-        return {};
-      },
-    });
-  }
+  const adminServer = await startAdminServerIfAsked(options.adminPort, faults, {
+    'GET /buckets': () => store.listBuckets().map((b) => b.name),
+    'GET /objects': (_body, url) => admin.objects(url.searchParams.get('bucket') ?? ''),
+    'GET /requests': () => admin.requests(),
+    'POST /requests/reset': () => {
+      admin.resetRequests();
+      return {};
+    },
+    'POST /write-rate': (body) => {
+      const ms =
+        typeof body === 'object' && body !== null && 'minWriteIntervalMs' in body
+          ? body.minWriteIntervalMs
+          : 0;
+      admin.setMinWriteIntervalMs(typeof ms === 'number' ? ms : 0);
+      return {};
+    },
+  });
   return {
     url: http.url,
     adminUrl: adminServer?.url,

@@ -5,7 +5,7 @@
  */
 import { LineageClient } from '@google-cloud/lineage';
 import type { Json } from '../../../shared/domain/lineage/struct';
-import { type AdminServer, startAdminServer } from '../common/admin-http';
+import { startAdminServerIfAsked } from '../common/admin-http';
 import { type ActiveFault, FaultInjector, type FaultRule, sleep } from '../common/faults';
 import { loopbackClients } from '../common/grpc-clients';
 import { LineagePersistence } from './persist';
@@ -92,13 +92,10 @@ export async function startLineageEmulator(options: LineageEmulatorOptions = {})
     waitFor,
   };
   const grpc = await startLineageGrpc(state, faults, options.port ?? 0);
-  let adminServer: AdminServer | undefined;
-  if (options.adminPort !== undefined && options.adminPort !== false) {
-    adminServer = await startAdminServer(options.adminPort, faults, {
-      'GET /events': () => admin.events() as unknown as Json,
-      'GET /edges': () => admin.edges(),
-    });
-  }
+  const adminServer = await startAdminServerIfAsked(options.adminPort, faults, {
+    'GET /events': () => admin.events() as unknown as Json,
+    'GET /edges': () => admin.edges(),
+  });
   const clients = loopbackClients(grpc.port, (o) => new LineageClient(o));
   return {
     address: grpc.address,

@@ -5,7 +5,7 @@
  */
 
 import { CloudTasksClient } from '@google-cloud/tasks';
-import { type AdminServer, startAdminServer } from '../common/admin-http';
+import { startAdminServerIfAsked } from '../common/admin-http';
 import { type ActiveFault, FaultInjector, type FaultRule, sleep } from '../common/faults';
 import { loopbackClients } from '../common/grpc-clients';
 import type { AttemptResult } from './dispatch';
@@ -200,13 +200,10 @@ export async function startTasksEmulator(options: TasksEmulatorOptions = {}): Pr
     ]),
   );
   const grpc = await startTasksGrpc(methods, faults, options.port ?? 0);
-  let adminServer: AdminServer | undefined;
-  if (options.adminPort !== undefined && options.adminPort !== false) {
-    adminServer = await startAdminServer(options.adminPort, faults, {
-      'GET /tasks': (_body, url) => admin.tasks(url.searchParams.get('queue') ?? undefined),
-      'GET /reserved': () => admin.reservedNames(),
-    });
-  }
+  const adminServer = await startAdminServerIfAsked(options.adminPort, faults, {
+    'GET /tasks': (_body, url) => admin.tasks(url.searchParams.get('queue') ?? undefined),
+    'GET /reserved': () => admin.reservedNames(),
+  });
   const clients = loopbackClients(grpc.port, (o) => new CloudTasksClient(o));
   return {
     address: grpc.address,
