@@ -50,10 +50,10 @@ export function compileStatement(
 }
 
 /**
- * A boolean expression over one row of `table` (a CHECK constraint), as SQLite SQL whose column references
- * are the quoted column names: evaluate it over `SELECT ? AS "Col", …`.
+ * An expression of a row of `table` parsed to its end, with the scope in which `columns` are referenced by
+ * their quoted names and a context that compiles against the schema alone (no parameters).
  */
-export function compileRowCondition(expression: Token[], schema: Schema, table: Table): string {
+function rowExpression(expression: Token[], schema: Schema, table: Table, columns: Column[]) {
   const c = new Cursor('', schema.dialect, expression);
   const e = parseExpr(c);
   if (!c.done()) c.fail('Expected end of expression');
@@ -61,8 +61,17 @@ export function compileRowCondition(expression: Token[], schema: Schema, table: 
   const s = new Scope();
   s.ranges.push({
     name: table.name,
-    cols: table.columns.map((col) => ({ name: col.name, type: col.ct.type, sql: qi(col.name) })),
+    cols: columns.map((col) => ({ name: col.name, type: col.ct.type, sql: qi(col.name) })),
   });
+  return { e, s, cx };
+}
+
+/**
+ * A boolean expression over one row of `table` (a CHECK constraint), as SQLite SQL whose column references
+ * are the quoted column names: evaluate it over `SELECT ? AS "Col", …`.
+ */
+export function compileRowCondition(expression: Token[], schema: Schema, table: Table): string {
+  const { e, s, cx } = rowExpression(expression, schema, table, table.columns);
   return condition(e, s, cx, 'CHECK constraint expression');
 }
 
@@ -78,15 +87,7 @@ export function compileRowValue(
   type: SpannerTypeJson,
   what: string,
 ): string {
-  const c = new Cursor('', schema.dialect, expression);
-  const e = parseExpr(c);
-  if (!c.done()) c.fail('Expected end of expression');
-  const cx = new CompileCtx('', schema.dialect, { schema }, new Params({}, {}));
-  const s = new Scope();
-  s.ranges.push({
-    name: table.name,
-    cols: columns.map((col) => ({ name: col.name, type: col.ct.type, sql: qi(col.name) })),
-  });
+  const { e, s, cx } = rowExpression(expression, schema, table, columns);
   const x = compileExpr(e, s, cx, type);
   const v = convert(x, type, cx);
   if (!v)
