@@ -64,20 +64,10 @@ export function parseTypeJson(json: unknown, path: string): SpannerType {
   return type;
 }
 
-const GOOGLESQL_SCALARS: Record<string, ColumnTypeCode> = {
-  BOOL: 'BOOL',
-  INT64: 'INT64',
-  FLOAT32: 'FLOAT32',
-  FLOAT64: 'FLOAT64',
-  NUMERIC: 'NUMERIC',
-  STRING: 'STRING',
-  BYTES: 'BYTES',
-  DATE: 'DATE',
-  TIMESTAMP: 'TIMESTAMP',
-  JSON: 'JSON',
-  UUID: 'UUID',
-  INTERVAL: 'INTERVAL',
-};
+/** The scalar codes GoogleSQL spells as they are (`STRING(MAX)` less its length); PROTO and ENUM name a type. */
+const GOOGLESQL_SCALARS: ReadonlySet<string> = new Set(
+  COLUMN_TYPE_CODES.filter((code) => code !== 'PROTO' && code !== 'ENUM' && code !== 'ARRAY'),
+);
 
 const POSTGRES_SCALARS: Record<string, SpannerType> = {
   boolean: { code: 'BOOL' },
@@ -105,8 +95,8 @@ function parseGoogleSqlTypeName(text: string): SpannerType | undefined {
   }
   const proto = /^(PROTO|ENUM)<`?([\w.]+)`?>$/i.exec(text);
   if (proto) return { code: proto[1]!.toUpperCase(), protoTypeFqn: proto[2]! };
-  const scalar = GOOGLESQL_SCALARS[text.replace(/\((\d+|MAX)\)$/i, '').toUpperCase()];
-  return scalar ? { code: scalar } : undefined;
+  const scalar = text.replace(/\((\d+|MAX)\)$/i, '').toUpperCase();
+  return GOOGLESQL_SCALARS.has(scalar) ? { code: scalar } : undefined;
 }
 
 function parsePostgresTypeName(text: string): SpannerType | undefined {
