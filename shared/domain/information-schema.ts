@@ -103,32 +103,33 @@ const KEYS_POSTGRES =
   'SELECT table_schema, table_name, column_name, ordinal_position FROM information_schema.index_columns ' +
   "WHERE index_name = 'PRIMARY_KEY'";
 
-/** A query of one table, by its schema and its name in the schema (both bound as parameters). */
+/**
+ * The rows of one table, in ordinal order: `googleSql` / `postgres` end where the table's filter goes (after
+ * `WHERE` or `AND`), its schema and its name in the schema bound as parameters.
+ */
 function byTable(dialect: Dialect, googleSql: string, postgres: string, table: string): SpannerQuery {
   const { schema, name } = splitTableName(dialect, table);
   return dialect === 'POSTGRESQL'
-    ? { sql: postgres, params: { p1: schema, p2: name }, types: { p1: 'string', p2: 'string' } }
-    : { sql: googleSql, params: { schema, name }, types: { schema: 'string', name: 'string' } };
+    ? {
+        sql: `${postgres} table_schema = $1 AND table_name = $2 ORDER BY ordinal_position`,
+        params: { p1: schema, p2: name },
+        types: { p1: 'string', p2: 'string' },
+      }
+    : {
+        sql: `${googleSql} TABLE_SCHEMA = @schema AND TABLE_NAME = @name ORDER BY ORDINAL_POSITION`,
+        params: { schema, name },
+        types: { schema: 'string', name: 'string' },
+      };
 }
 
 /** Columns of one user table (with whether each is generated, stored, hidden), in ordinal order. */
 export function tableColumnsQuery(dialect: Dialect, table: string): SpannerQuery {
-  return byTable(
-    dialect,
-    `${COLUMNS_GOOGLE_SQL} WHERE TABLE_SCHEMA = @schema AND TABLE_NAME = @name ORDER BY ORDINAL_POSITION`,
-    `${COLUMNS_POSTGRES} WHERE table_schema = $1 AND table_name = $2 ORDER BY ordinal_position`,
-    table,
-  );
+  return byTable(dialect, `${COLUMNS_GOOGLE_SQL} WHERE`, `${COLUMNS_POSTGRES} WHERE`, table);
 }
 
 /** Primary-key columns of one user table, in key order. */
 export function primaryKeyQuery(dialect: Dialect, table: string): SpannerQuery {
-  return byTable(
-    dialect,
-    `${KEYS_GOOGLE_SQL} AND TABLE_SCHEMA = @schema AND TABLE_NAME = @name ORDER BY ORDINAL_POSITION`,
-    `${KEYS_POSTGRES} AND table_schema = $1 AND table_name = $2 ORDER BY ordinal_position`,
-    table,
-  );
+  return byTable(dialect, `${KEYS_GOOGLE_SQL} AND`, `${KEYS_POSTGRES} AND`, table);
 }
 
 /** Columns of every user table, in every user schema (one query for the whole database). */
