@@ -149,6 +149,60 @@ describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])('Spanner dimension
     expect(e.stats()).toMatchObject({ reads: 3, retries: 2, missing: 0 });
   });
 
+  it('reads in one request (no BeginTransaction) and tries another session when the service forgot one', async () => {
+    const { n, fixture } = spannerFixture(dialect);
+    const t = await fixture.write([{ region: 'ap', id: '79', segment: 'gold' }]);
+    // A snapshot would begin a transaction before reading: with every BeginTransaction failing, only a
+    // single-use read gets its rows.
+    const begin = spanner.emu.admin.faults.add({
+      method: 'BeginTransaction',
+      times: Number.POSITIVE_INFINITY,
+      code: 13,
+      message: 'injected: no transaction may begin',
+    });
+    const lost = spanner.emu.admin.faults.add({
+      method: 'StreamingRead',
+      times: 2,
+      code: 5,
+      message: 'Session not found: injected',
+    });
+    try {
+      const seg = n('Segment');
+      expect((await fixture.reader.read(n('Customers'), [['ap', '79']], [seg], t)).rows[0]?.[seg]).toBe(
+        'gold',
+      );
+      expect(
+        (await fixture.reader.read(n('Customers'), [['ap', '79']], [seg], 'latest')).rows[0]?.[seg],
+      ).toBe('gold');
+    } finally {
+      spanner.emu.admin.faults.clear(begin);
+      spanner.emu.admin.faults.clear(lost);
+    }
+  });
+
+  it('gives up on a session after three reads the service answered Session not found', async () => {
+    const { n, fixture } = spannerFixture(dialect);
+    const t = await fixture.write([{ region: 'ap', id: '80', segment: 'gold' }]);
+    const lost = spanner.emu.admin.faults.add({
+      method: 'StreamingRead',
+      times: 3,
+      code: 5,
+      message: 'Session not found: injected',
+    });
+    try {
+      await expect(
+        fixture.reader.read(n('Customers'), [['ap', '80']], [n('Segment')], t),
+      ).rejects.toMatchObject({
+        code: 5,
+      });
+      expect(
+        (await fixture.reader.read(n('Customers'), [['ap', '80']], [n('Segment')], t)).rows[0],
+      ).toBeTruthy();
+    } finally {
+      spanner.emu.admin.faults.clear(lost);
+    }
+  });
+
   it('refuses a brought column the dimension no longer has, naming it, instead of reading NULLs', async () => {
     const { n, fixture } = spannerFixture(dialect);
     const t = await fixture.write([{ region: 'ap', id: '78', segment: 'gold' }]);

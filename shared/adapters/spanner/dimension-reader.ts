@@ -1,7 +1,7 @@
 /**
  * {@link DimensionReader} over Spanner: one read of a key set per call, single-use, at exactly the commit
- * timestamp (or strong for `latest`). The read's raw PartialResultSets are taken as the client receives them
- * (its `response` events) and assembled in wire form (ADR-1404), so values are mapped by the types the read
+ * timestamp (or strong for `latest`): one `streamingRead` request with a single-use transaction, its raw
+ * PartialResultSets assembled in wire form (ADR-1404), so values are mapped by the types the read
  * itself reports — never through the client's value objects — and those types are handed back for the
  * enricher to compare with the lookup's. Keys are sent as protobuf values built from their wire form (exact
  * for every key type: a FLOAT64 stays a number, a TIMESTAMP keeps its nine digits), and each returned row is
@@ -17,8 +17,7 @@ import type { Timestamp } from '../../domain/timestamp';
 import type { ValueIssue, WriterValue } from '../../domain/value-mapping';
 import { planWireColumns, wireRowToWriterRow } from '../../domain/wire-row';
 import type { DimensionReader, DimensionRows, KeyValues } from '../../ports/dimension-reader';
-import { preciseDateOf } from './request-options';
-import { type ResultField, type WireValue, wireRows } from './wire-rows';
+import { singleUseRead, type WireResult } from './gapic-stream';
 
 /** A key value in wire form → `google.protobuf.Value` (FLOAT64 as a number unless NaN / ±Infinity text). */
 function protoValue(type: SpannerType, value: JsonValue): Record<string, unknown> {
@@ -91,50 +90,22 @@ export class SpannerDimensionReader implements DimensionReader {
     return { rows: keys.map((k) => byKey.get(keyIdentity(keyTypes, k)) ?? null), types };
   }
 
-  /** One single-use read, its PartialResultSets assembled in wire form as the client received them. */
+  /** One single-use read (`gapic-stream.ts`), in wire form. */
   private async wireRead(
     table: string,
     keySet: unknown,
     columns: string[],
     at: Timestamp | 'latest',
-  ): Promise<{ fields: ResultField[]; rows: WireValue[][] }> {
-    const [snapshot] = await this.database.getSnapshot(
-      at === 'latest' ? { strong: true } : { readTimestamp: preciseDateOf(at) },
-    );
-    const sets: unknown[] = [];
-    let decoded = 0;
+  ): Promise<WireResult> {
     try {
-      await new Promise<void>((resolve, reject) => {
-        // `keySet` is sent as given (the client encodes only `keys`); the decoded rows are only counted.
-        snapshot
-          .createReadStream(table, { keySet, columns } as Parameters<typeof snapshot.createReadStream>[1])
-          .on('response', (set: unknown) => sets.push(set))
-          .on('data', () => {
-            decoded++;
-          })
-          .on('error', reject)
-          .on('end', resolve);
-      });
-    } finally {
-      snapshot.end();
-    }
-    const out: { fields: ResultField[]; rows: WireValue[][] } = { fields: [], rows: [] };
-    const replay = (async function* () {
-      yield* sets;
-    })();
-    try {
-      for await (const row of wireRows(replay, (f) => out.fields.push(...f))) out.rows.push(row);
+      return await singleUseRead(this.database, { table, columns, keySet }, at === 'latest' ? undefined : at);
     } catch (err) {
+      // A failure of the stream itself (its code says which kind) stays as the service gave it; one of
+      // assembling the result is retried with the window.
+      if ((err as { code?: unknown }).code !== undefined) throw err;
       throw new SluiceError('retryable', `dimension read of ${table}: ${(err as Error).message}`, {
         cause: err,
       });
     }
-    // A stream the client resumed inside a row would hand the raw sets over twice in part: never map those.
-    if (out.rows.length !== decoded)
-      throw new SluiceError(
-        'retryable',
-        `dimension read of ${table}: ${out.rows.length} rows assembled from the result but ${decoded} decoded by the client`,
-      );
-    return out;
   }
 }

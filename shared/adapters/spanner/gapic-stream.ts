@@ -1,11 +1,11 @@
 /**
- * The raw `executeStreamingSql` call of a read-only transaction, through the client's own GAPIC layer, and
- * whole queries read in Spanner's wire form (ADR-1404). Not through `Snapshot#requestStream`: its wrapper
- * destroys its buffer when the call finishes, dropping the last PartialResultSets a slow consumer has not
- * read yet.
+ * Raw streaming calls through the client's own GAPIC layer, and whole results read in Spanner's wire form
+ * (ADR-1404): `executeStreamingSql` in a read-only transaction, and a single-use `streamingRead` of a key set.
+ * Not through `Snapshot#requestStream`: its wrapper destroys its buffer when the call finishes, dropping the
+ * last PartialResultSets a slow consumer has not read yet.
  */
 import type { Readable } from 'node:stream';
-import { type Database, Snapshot } from '@google-cloud/spanner';
+import { type Database, type Session, Snapshot } from '@google-cloud/spanner';
 import type { Timestamp } from '../../domain/timestamp';
 import { preciseDateOf } from './request-options';
 import { type ResultField, type WireValue, wireRows } from './wire-rows';
@@ -22,27 +22,35 @@ export interface StreamingSqlRequest {
   requestOptions?: { priority?: string; requestTag?: string };
 }
 
-/** Opens `executeStreamingSql` in `txn` with the request the client itself would send. */
-export function streamingSql(txn: ReadOnlyTransaction, request: StreamingSqlRequest): Promise<Readable> {
-  const spanner = txn.session.parent.parent.parent;
+/** Opens `method` on `session` with the request and the headers the client itself would send. */
+function gapicStream(
+  session: Session,
+  method: 'executeStreamingSql' | 'streamingRead',
+  reqOpts: Record<string, unknown>,
+): Promise<Readable> {
+  const spanner = session.parent.parent.parent;
   const config = {
     client: 'SpannerClient',
-    method: 'executeStreamingSql',
-    reqOpts: {
-      session: txn.session.formattedName_,
-      transaction: { id: txn.id },
-      params: {},
-      paramTypes: {},
-      ...request,
-    },
+    method,
+    reqOpts: { session: session.formattedName_, ...reqOpts },
     gaxOpts: {},
-    headers: { ...txn.commonHeaders_ },
+    headers: { ...session.commonHeaders_ },
   };
   return new Promise((resolve, reject) =>
     spanner.prepareGapicRequest_(config, (err: unknown, requestFn: () => Readable) =>
       err ? reject(err) : resolve(requestFn()),
     ),
   );
+}
+
+/** Opens `executeStreamingSql` in `txn` with the request the client itself would send. */
+export function streamingSql(txn: ReadOnlyTransaction, request: StreamingSqlRequest): Promise<Readable> {
+  return gapicStream(txn.session, 'executeStreamingSql', {
+    transaction: { id: txn.id },
+    params: {},
+    paramTypes: {},
+    ...request,
+  });
 }
 
 /** A whole query's result in wire form. */
@@ -75,4 +83,51 @@ export async function wireQuery(
   } finally {
     txn.close();
   }
+}
+
+/** A read by key: the table, the columns and a `KeySet` already in protobuf form. */
+export interface KeyRead {
+  table: string;
+  columns: string[];
+  keySet: unknown;
+}
+
+/** Attempts of a read whose session the service no longer knows, before the error is the caller's. */
+const SESSION_ATTEMPTS = 3;
+
+/**
+ * Reads `read` strong or at exactly `at` as one single-use `streamingRead`: one request, where a snapshot
+ * would send a BeginTransaction before it, and every row in wire form. A session the service no longer knows
+ * is given back marked, and the read tried on another, as the client does for its own single-use reads.
+ */
+export async function singleUseRead(database: Database, read: KeyRead, at?: Timestamp): Promise<WireResult> {
+  const readOnly = Snapshot.encodeTimestampBounds(
+    at === undefined
+      ? { strong: true, returnReadTimestamp: false }
+      : { readTimestamp: preciseDateOf(at), returnReadTimestamp: false },
+  );
+  for (let attempt = 1; ; attempt++) {
+    const session = await new Promise<Session>((resolve, reject) =>
+      database.sessionFactory_.getSession((err, s) => (err || !s ? reject(err) : resolve(s))),
+    );
+    const result: WireResult = { fields: [], rows: [] };
+    try {
+      const stream = await gapicStream(session, 'streamingRead', {
+        transaction: { singleUse: { readOnly } },
+        ...read,
+      });
+      for await (const row of wireRows(stream, (f) => result.fields.push(...f))) result.rows.push(row);
+      return result;
+    } catch (err) {
+      if (!isSessionNotFound(err) || result.rows.length > 0 || attempt >= SESSION_ATTEMPTS) throw err;
+      session.lastError = err as Session['lastError'];
+    } finally {
+      database.sessionFactory_.release(session);
+    }
+  }
+}
+
+function isSessionNotFound(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown };
+  return e?.code === 5 && typeof e.message === 'string' && e.message.includes('Session not found');
 }
