@@ -6,8 +6,6 @@
 import type { Database } from '@google-cloud/spanner';
 import type { Dialect, JsonValue } from '../../domain/change-record';
 import type { SpannerQuery } from '../../domain/change-stream-query';
-import { clientValueToModJson } from '../../domain/client-row';
-import { DecodeError, structFields } from '../../domain/client-values';
 import { classifyError } from '../../domain/errors';
 import {
   allColumnsQuery,
@@ -32,6 +30,7 @@ import { KEYS_PER_READ, type KeyColumn, keyedRowsQuery } from '../../domain/row-
 import { parseTypeJson } from '../../domain/spanner-types';
 import type { Timestamp } from '../../domain/timestamp';
 import type { RowsAt, SchemaReadOptions, SpannerCatalog } from '../../ports/spanner-catalog';
+import { wireQuery } from './gapic-stream';
 import { preciseDateOf } from './request-options';
 
 /**
@@ -101,12 +100,19 @@ export class SpannerCatalogReader implements SpannerCatalog {
     const out: RowsAt = { columns: [], rows: [] };
     for (let i = 0; i < keys.length; i += KEYS_PER_READ) {
       const q = keyedRowsQuery(dialect, table, keyColumns, keys.slice(i, i + KEYS_PER_READ));
-      const [rows, , metadata] = await this.database.run(
-        { sql: q.sql, params: q.params, types: q.types as never },
-        { readTimestamp: preciseDateOf(at) },
-      );
-      out.columns = resultColumns(metadata, table);
-      for (const row of rows) out.rows.push(rowToModJson(row, out.columns, table));
+      // One single-use request in wire form, which is the form mods carry: no client value objects between.
+      const { fields, rows } = await wireQuery(this.database, q, at);
+      out.columns = fields.map((f, n) => ({
+        name: f.name,
+        type: parseTypeJson(f.type, `${table} read.rowType.fields[${n}] (column ${table}.${f.name})`),
+      }));
+      for (const values of rows) {
+        const row: Record<string, JsonValue> = {};
+        out.columns.forEach((c, n) => {
+          row[c.name] = (values[n] ?? null) as JsonValue;
+        });
+        out.rows.push(row);
+      }
     }
     return out;
   }
@@ -167,23 +173,4 @@ export class SpannerCatalogReader implements SpannerCatalog {
     );
     return rows;
   }
-}
-
-/** The columns of a result, from its metadata (the types of the schema version the read saw). */
-function resultColumns(metadata: unknown, table: string): RowsAt['columns'] {
-  const fields = (metadata as { rowType?: { fields?: Array<{ name?: string; type?: unknown }> } } | undefined)
-    ?.rowType?.fields;
-  if (!Array.isArray(fields)) throw new DecodeError(`${table} read`, 'the result carries no column types');
-  return fields.map((f, i) => ({
-    name: String(f.name ?? ''),
-    type: parseTypeJson(f.type, `${table} read.rowType.fields[${i}] (column ${table}.${f.name})`),
-  }));
-}
-
-/** One result row in the form a change-stream mod carries values. */
-function rowToModJson(row: unknown, columns: RowsAt['columns'], table: string): Record<string, JsonValue> {
-  const fields = structFields(row, `${table} row`);
-  const out: Record<string, JsonValue> = {};
-  for (const c of columns) out[c.name] = clientValueToModJson(fields[c.name], c.type, `${table}.${c.name}`);
-  return out;
 }

@@ -1,6 +1,6 @@
 /**
  * Raw streaming calls through the client's own GAPIC layer, and whole results read in Spanner's wire form
- * (ADR-1404): `executeStreamingSql` in a read-only transaction, and a single-use `streamingRead` of a key set.
+ * (ADR-1404): `executeStreamingSql` in a read-only transaction, and single-use queries and reads by key.
  * Not through `Snapshot#requestStream`: its wrapper destroys its buffer when the call finishes, dropping the
  * last PartialResultSets a slow consumer has not read yet.
  */
@@ -60,29 +60,17 @@ export interface WireResult {
 }
 
 /**
- * Runs a query strong or at exactly `at` in a read-only transaction of its own and returns every row in wire
+ * Runs a query strong or at exactly `at` as one single-use `executeStreamingSql` and returns every row in wire
  * form: nothing goes through the client's value objects (which shift pre-1970 fractional TIMESTAMPs by a
  * second and parse JSON into JS numbers). Parameters are encoded by the client's own encoder.
  */
-export async function wireQuery(
+export function wireQuery(
   database: Database,
   query: { sql: string; params?: Record<string, unknown>; types?: Record<string, unknown> },
   at?: Timestamp,
 ): Promise<WireResult> {
-  const [txn] = await database.createBatchTransaction(
-    at === undefined ? { strong: true } : { readTimestamp: preciseDateOf(at) },
-  );
-  try {
-    const { params, paramTypes } = Snapshot.encodeParams(
-      query as Parameters<typeof Snapshot.encodeParams>[0],
-    );
-    const stream = await streamingSql(txn, { sql: query.sql, params, paramTypes });
-    const result: WireResult = { fields: [], rows: [] };
-    for await (const row of wireRows(stream, (f) => result.fields.push(...f))) result.rows.push(row);
-    return result;
-  } finally {
-    txn.close();
-  }
+  const { params, paramTypes } = Snapshot.encodeParams(query as Parameters<typeof Snapshot.encodeParams>[0]);
+  return singleUse(database, 'executeStreamingSql', { sql: query.sql, params, paramTypes }, at);
 }
 
 /** A read by key: the table, the columns and a `KeySet` already in protobuf form. */
@@ -92,15 +80,25 @@ export interface KeyRead {
   keySet: unknown;
 }
 
-/** Attempts of a read whose session the service no longer knows, before the error is the caller's. */
+/** Reads `read` strong or at exactly `at` as one single-use `streamingRead`, every row in wire form. */
+export function singleUseRead(database: Database, read: KeyRead, at?: Timestamp): Promise<WireResult> {
+  return singleUse(database, 'streamingRead', { ...read }, at);
+}
+
+/** Attempts of a request whose session the service no longer knows, before the error is the caller's. */
 const SESSION_ATTEMPTS = 3;
 
 /**
- * Reads `read` strong or at exactly `at` as one single-use `streamingRead`: one request, where a snapshot
- * would send a BeginTransaction before it, and every row in wire form. A session the service no longer knows
- * is given back marked, and the read tried on another, as the client does for its own single-use reads.
+ * One request in a single-use read-only transaction: where a snapshot sends a BeginTransaction before its
+ * read, this is the read alone. A session the service no longer knows is given back marked, and the request
+ * sent on another, as the client does for its own single-use reads.
  */
-export async function singleUseRead(database: Database, read: KeyRead, at?: Timestamp): Promise<WireResult> {
+async function singleUse(
+  database: Database,
+  method: 'executeStreamingSql' | 'streamingRead',
+  request: Record<string, unknown>,
+  at: Timestamp | undefined,
+): Promise<WireResult> {
   const readOnly = Snapshot.encodeTimestampBounds(
     at === undefined
       ? { strong: true, returnReadTimestamp: false }
@@ -112,9 +110,9 @@ export async function singleUseRead(database: Database, read: KeyRead, at?: Time
     );
     const result: WireResult = { fields: [], rows: [] };
     try {
-      const stream = await gapicStream(session, 'streamingRead', {
+      const stream = await gapicStream(session, method, {
         transaction: { singleUse: { readOnly } },
-        ...read,
+        ...request,
       });
       for await (const row of wireRows(stream, (f) => result.fields.push(...f))) result.rows.push(row);
       return result;
