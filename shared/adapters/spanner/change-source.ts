@@ -1,15 +1,16 @@
 /**
- * `ChangeSource` on Cloud Spanner: one window query on one partition through `database.runStream` in a
- * single-use strong read-only transaction (change-stream queries accept no other bound), rows decoded into
- * records in the order Spanner returns them.
+ * `ChangeSource` on Cloud Spanner: one window query on one partition in a single-use strong read-only
+ * transaction (change-stream queries accept no other bound), its rows read in wire form (`gapic-stream.ts`,
+ * ADR-1404) and decoded into records in the order Spanner returns them: no client value objects between.
  */
 import type { Database } from '@google-cloud/spanner';
 import type { ChangeRecord, Dialect } from '../../domain/change-record';
-import { decodeGoogleSqlRow, decodePostgresRow } from '../../domain/change-record-decode';
+import { DecodeError, decodeGoogleSqlRow, decodePostgresRow } from '../../domain/change-record-decode';
 import { changeStreamQuery, parseStreamName, type StreamName } from '../../domain/change-stream-query';
 import type { ChangeQuery, ChangeSource } from '../../ports/change-source';
+import { wireQueryRows } from './gapic-stream';
 import { apiPriority, type Priority } from './request-options';
-import { resultRows, STREAM_RESUME_PROBES } from './result-rows';
+import { type ResultField, structurerOf, type WireValue } from './wire-rows';
 
 /** Options of {@link SpannerChangeSource}. */
 export interface SpannerChangeSourceOptions {
@@ -47,29 +48,27 @@ export class SpannerChangeSource implements ChangeSource {
       priority: apiPriority(this.options.priority ?? 'low'),
       ...(this.options.requestTag ? { requestTag: this.options.requestTag } : {}),
     };
-    // Default row options: the decoders read `Struct`s, `Int`s and `PreciseDate`s (and `PGJsonb` in PG) as is,
-    // and no INT64 is squeezed through a JS number.
-    const rows = this.database.runStream(
-      { sql, params, types, requestOptions, maxResumeRetries: STREAM_RESUME_PROBES },
-      { strong: true },
-    );
-    // Ending the client stream cancels the call; the iteration below then sees the stream end.
-    const cancel = () => rows.end();
-    signal?.addEventListener('abort', cancel, { once: true });
-    const decode =
-      this.options.dialect === 'POSTGRESQL' ? (r: unknown) => [decodePostgresRow(r)] : decodeGoogleSqlRow;
-    try {
-      for await (const row of resultRows(rows)) {
-        if (signal?.aborted) break;
-        for (const record of decode(row)) {
-          yield record;
-          if (signal?.aborted) break;
-        }
+    let decode: (values: WireValue[]) => ChangeRecord[] = () => {
+      throw new DecodeError('ChangeRecord', 'a row arrived before the result named its columns');
+    };
+    const onFields = (fields: ResultField[]) => {
+      const name = fields[0]?.name ?? '';
+      if (this.options.dialect === 'POSTGRESQL') {
+        decode = (values) => [decodePostgresRow({ [name]: values[0] ?? null })];
+        return;
+      }
+      // GoogleSQL: ARRAY<STRUCT<…>> lists become the named objects the decoder reads.
+      const structured = structurerOf(fields[0]?.type);
+      decode = (values) => decodeGoogleSqlRow({ [name]: structured(values[0] ?? null) });
+    };
+    const rows = wireQueryRows(this.database, { sql, params, types }, { requestOptions, signal }, onFields);
+    for await (const values of rows) {
+      if (signal?.aborted) break;
+      for (const record of decode(values)) {
+        yield record;
         if (signal?.aborted) break;
       }
-    } finally {
-      signal?.removeEventListener('abort', cancel);
-      if (!rows.destroyed) rows.end();
+      if (signal?.aborted) break;
     }
   }
 }

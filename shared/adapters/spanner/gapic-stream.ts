@@ -27,6 +27,7 @@ function gapicStream(
   session: Session,
   method: 'executeStreamingSql' | 'streamingRead',
   reqOpts: Record<string, unknown>,
+  headers: Record<string, string> = session.commonHeaders_,
 ): Promise<Readable> {
   const spanner = session.parent.parent.parent;
   const config = {
@@ -34,7 +35,7 @@ function gapicStream(
     method,
     reqOpts: { session: session.formattedName_, ...reqOpts },
     gaxOpts: {},
-    headers: { ...session.commonHeaders_ },
+    headers: { ...headers },
   };
   return new Promise((resolve, reject) =>
     spanner.prepareGapicRequest_(config, (err: unknown, requestFn: () => Readable) =>
@@ -45,12 +46,12 @@ function gapicStream(
 
 /** Opens `executeStreamingSql` in `txn` with the request the client itself would send. */
 export function streamingSql(txn: ReadOnlyTransaction, request: StreamingSqlRequest): Promise<Readable> {
-  return gapicStream(txn.session, 'executeStreamingSql', {
-    transaction: { id: txn.id },
-    params: {},
-    paramTypes: {},
-    ...request,
-  });
+  return gapicStream(
+    txn.session,
+    'executeStreamingSql',
+    { transaction: { id: txn.id }, params: {}, paramTypes: {}, ...request },
+    txn.commonHeaders_,
+  );
 }
 
 /** A whole query's result in wire form. */
@@ -59,18 +60,46 @@ export interface WireResult {
   rows: WireValue[][];
 }
 
+/** A query in the client's form: parameters and their types as `Database#run` takes them. */
+export interface ClientQuery {
+  sql: string;
+  params?: Record<string, unknown>;
+  types?: Record<string, unknown>;
+}
+
 /**
  * Runs a query strong or at exactly `at` as one single-use `executeStreamingSql` and returns every row in wire
  * form: nothing goes through the client's value objects (which shift pre-1970 fractional TIMESTAMPs by a
  * second and parse JSON into JS numbers). Parameters are encoded by the client's own encoder.
  */
-export function wireQuery(
+export function wireQuery(database: Database, query: ClientQuery, at?: Timestamp): Promise<WireResult> {
+  return collect((onFields) => wireQueryRows(database, query, { at }, onFields));
+}
+
+/** How a single-use query is sent. */
+export interface SingleUseOptions {
+  /** Exactly this timestamp; strong when absent. */
+  at?: Timestamp;
+  requestOptions?: { priority?: string; requestTag?: string };
+  /** Ends the rows (no error) and cancels the call. */
+  signal?: AbortSignal;
+}
+
+/** The rows of a single-use query in wire form, as they arrive; `onFields` gets the columns first. */
+export function wireQueryRows(
   database: Database,
-  query: { sql: string; params?: Record<string, unknown>; types?: Record<string, unknown> },
-  at?: Timestamp,
-): Promise<WireResult> {
+  query: ClientQuery,
+  options: SingleUseOptions,
+  onFields: (fields: ResultField[]) => void = () => {},
+): AsyncIterable<WireValue[]> {
   const { params, paramTypes } = Snapshot.encodeParams(query as Parameters<typeof Snapshot.encodeParams>[0]);
-  return singleUse(database, 'executeStreamingSql', { sql: query.sql, params, paramTypes }, at);
+  const request = {
+    sql: query.sql,
+    params,
+    paramTypes,
+    ...(options.requestOptions ? { requestOptions: options.requestOptions } : {}),
+  };
+  return singleUseRows(database, 'executeStreamingSql', request, options, onFields);
 }
 
 /** A read by key: the table, the columns and a `KeySet` already in protobuf form. */
@@ -82,7 +111,16 @@ export interface KeyRead {
 
 /** Reads `read` strong or at exactly `at` as one single-use `streamingRead`, every row in wire form. */
 export function singleUseRead(database: Database, read: KeyRead, at?: Timestamp): Promise<WireResult> {
-  return singleUse(database, 'streamingRead', { ...read }, at);
+  return collect((onFields) => singleUseRows(database, 'streamingRead', { ...read }, { at }, onFields));
+}
+
+/** Every row of `rows` and the columns of the attempt that gave them. */
+async function collect(
+  rows: (onFields: (fields: ResultField[]) => void) => AsyncIterable<WireValue[]>,
+): Promise<WireResult> {
+  const result: WireResult = { fields: [], rows: [] };
+  for await (const row of rows((fields) => (result.fields = fields))) result.rows.push(row);
+  return result;
 }
 
 /** Attempts of a request whose session the service no longer knows, before the error is the caller's. */
@@ -91,35 +129,46 @@ const SESSION_ATTEMPTS = 3;
 /**
  * One request in a single-use read-only transaction: where a snapshot sends a BeginTransaction before its
  * read, this is the read alone. A session the service no longer knows is given back marked, and the request
- * sent on another, as the client does for its own single-use reads.
+ * sent on another before any row arrived, as the client does for its own single-use reads. A stream broken
+ * later fails the rows: the caller retries from what it has kept. Back-pressure is the stream's own.
  */
-async function singleUse(
+async function* singleUseRows(
   database: Database,
   method: 'executeStreamingSql' | 'streamingRead',
   request: Record<string, unknown>,
-  at: Timestamp | undefined,
-): Promise<WireResult> {
+  options: SingleUseOptions,
+  onFields: (fields: ResultField[]) => void,
+): AsyncIterable<WireValue[]> {
+  const { at, signal } = options;
   const readOnly = Snapshot.encodeTimestampBounds(
     at === undefined
       ? { strong: true, returnReadTimestamp: false }
       : { readTimestamp: preciseDateOf(at), returnReadTimestamp: false },
   );
   for (let attempt = 1; ; attempt++) {
+    if (signal?.aborted) return;
     const session = await new Promise<Session>((resolve, reject) =>
       database.sessionFactory_.getSession((err, s) => (err || !s ? reject(err) : resolve(s))),
     );
-    const result: WireResult = { fields: [], rows: [] };
+    let stream: Readable | undefined;
+    let rows = 0;
+    const cancel = () => stream?.destroy();
+    signal?.addEventListener('abort', cancel, { once: true });
     try {
-      const stream = await gapicStream(session, method, {
-        transaction: { singleUse: { readOnly } },
-        ...request,
-      });
-      for await (const row of wireRows(stream, (f) => result.fields.push(...f))) result.rows.push(row);
-      return result;
+      stream = await gapicStream(session, method, { transaction: { singleUse: { readOnly } }, ...request });
+      if (signal?.aborted) return;
+      for await (const row of wireRows(stream, onFields)) {
+        rows++;
+        yield row;
+      }
+      return;
     } catch (err) {
-      if (!isSessionNotFound(err) || result.rows.length > 0 || attempt >= SESSION_ATTEMPTS) throw err;
+      if (signal?.aborted) return;
+      if (!isSessionNotFound(err) || rows > 0 || attempt >= SESSION_ATTEMPTS) throw err;
       session.lastError = err as Session['lastError'];
     } finally {
+      signal?.removeEventListener('abort', cancel);
+      if (stream && !stream.destroyed) stream.destroy();
       database.sessionFactory_.release(session);
     }
   }

@@ -112,3 +112,39 @@ export function namedRow(values: WireValue[], names: string[]): Record<string, J
   for (let i = 0; i < names.length; i++) out[names[i] as string] = values[i] ?? null;
   return out;
 }
+
+/** A converter of one wire value of a result type to plain JSON: a STRUCT (a list) → an object of its fields. */
+export type Structurer = (value: WireValue) => unknown;
+
+/**
+ * Builds the converter for `type` once (a result's metadata type): a STRUCT's list becomes an object keyed by
+ * its field names, an ARRAY converts element by element, every other value stays in wire form. The form the
+ * change-record decoders read (`json: true` rows of the client, without its value objects).
+ */
+export function structurerOf(type: unknown): Structurer {
+  const t = type as {
+    code?: unknown;
+    arrayElementType?: unknown;
+    structType?: { fields?: Array<{ name?: string | null; type?: unknown }> | null } | null;
+  } | null;
+  if (t?.code === 'ARRAY') {
+    const element = structurerOf(t.arrayElementType);
+    return (v) => (Array.isArray(v) ? v.map(element) : v);
+  }
+  if (t?.code === 'STRUCT') {
+    const fields = (t.structType?.fields ?? []).map((f) => ({
+      name: String(f.name ?? ''),
+      of: structurerOf(f.type),
+    }));
+    return (v) => {
+      if (!Array.isArray(v)) return v;
+      const out: Record<string, unknown> = {};
+      for (let i = 0; i < fields.length; i++) {
+        const f = fields[i] as (typeof fields)[number];
+        out[f.name] = f.of(v[i] ?? null);
+      }
+      return out;
+    };
+  }
+  return (v) => v;
+}

@@ -1,15 +1,12 @@
 /**
- * Consumers slower than Spanner, without the emulator. The change source reads the client's real
- * `PartialResultStream`, which under back-pressure probes by pushing `undefined` chunks (`_tryResume`,
- * @google-cloud/spanner 8.x): every record must arrive once, no probe as a record. The snapshot source reads
- * raw PartialResultSets (ADR-1404): every row must arrive, values split across sets merged.
+ * Consumers slower than Spanner, without the emulator. Both sources read raw PartialResultSets (ADR-1404,
+ * ADR-3002) through the client's GAPIC layer: every row and record must arrive once to a slow consumer,
+ * values split across sets merged; the change source sends one single-use request and gives its session back.
  */
 
 import { PassThrough } from 'node:stream';
 import type { Database } from '@google-cloud/spanner';
-import { partialResultStream } from '@google-cloud/spanner/build/src/partial-result-stream';
 import { SpannerChangeSource } from '../../../shared/adapters/spanner/change-source';
-import { STREAM_RESUME_PROBES } from '../../../shared/adapters/spanner/result-rows';
 import { SpannerSnapshotSource } from '../../../shared/adapters/spanner/snapshot-source';
 import type { TableSchema } from '../../../shared/domain/information-schema';
 import { parseTimestamp } from '../../../shared/domain/timestamp';
@@ -17,23 +14,6 @@ import { parseTimestamp } from '../../../shared/domain/timestamp';
 type Proto = { kind: 'stringValue'; stringValue: string };
 const text = (v: string): Proto => ({ kind: 'stringValue', stringValue: v });
 type Field = { name: string; type: { code: string; typeAnnotation?: string } };
-
-/** A request function serving `rows` in PartialResultSets of 50 rows, each set with a resume token. */
-function serve(fields: Field[], rows: Proto[][]) {
-  return () => {
-    const out = new PassThrough({ objectMode: true });
-    for (let i = 0; i < rows.length; i += 50) {
-      out.write({
-        ...(i === 0 ? { metadata: { rowType: { fields } } } : {}),
-        values: rows.slice(i, i + 50).flat(),
-        resumeToken: Buffer.from(String(i + 50)),
-        ...(i + 50 >= rows.length ? { last: true } : {}),
-      });
-    }
-    out.end();
-    return out;
-  };
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -118,23 +98,55 @@ test('the snapshot source reads raw PartialResultSets: every row to a slow consu
   ]);
 });
 
-test('the change source delivers every record to a slow consumer, skipping the probes', async () => {
+test('the change source delivers every record to a slow consumer in one single-use request', async () => {
   const fields: Field[] = [{ name: 'read_json_s', type: { code: 'JSON', typeAnnotation: 'PG_JSONB' } }];
-  const rows = Array.from({ length: 400 }, (_, i) => [
+  const values = Array.from({ length: 400 }, (_, i) =>
     text(
       JSON.stringify({
         heartbeat_record: { timestamp: `2025-01-01T00:00:00.${String(i).padStart(9, '0')}Z` },
       }),
     ),
-  ]);
-  let resumed = 0;
-  const asked: Array<number | undefined> = [];
+  );
+  // Sets of 50 records, the first JSON text of every set split across the set before it.
+  const stream = new PassThrough({ objectMode: true, highWaterMark: 2 });
+  const sets: unknown[] = [];
+  for (let i = 0; i < values.length; i += 50) {
+    const chunk = values.slice(i, i + 50);
+    const last = chunk[chunk.length - 1]!.stringValue;
+    sets.push({
+      ...(i === 0 ? { metadata: { rowType: { fields } } } : {}),
+      values: [...chunk.slice(0, -1), text(last.slice(0, 7))],
+      chunkedValue: true,
+    });
+    sets.push({ values: [text(last.slice(7))] });
+  }
+  (async () => {
+    for (const set of sets) if (!stream.write(set)) await new Promise((r) => stream.once('drain', r));
+    stream.end();
+  })();
+  const requests: Array<{ reqOpts: Record<string, unknown> }> = [];
+  const session = {
+    formattedName_: 'sessions/s',
+    commonHeaders_: { 'google-cloud-resource-prefix': 'db' },
+    parent: {
+      parent: {
+        parent: {
+          prepareGapicRequest_: (
+            config: { reqOpts: Record<string, unknown> },
+            done: (err: unknown, fn: () => PassThrough) => void,
+          ) => {
+            requests.push(config);
+            done(null, () => stream);
+          },
+        },
+      },
+    },
+  };
+  const released: unknown[] = [];
   const database = {
-    runStream: (query: { maxResumeRetries?: number }) => {
-      asked.push(query.maxResumeRetries);
-      const stream = partialResultStream(serve(fields, rows), { maxResumeRetries: query.maxResumeRetries });
-      stream.on('resumed', () => resumed++);
-      return stream;
+    sessionFactory_: {
+      getSession: (cb: (err: unknown, s: unknown) => void) => cb(null, session),
+      release: (s: unknown) => released.push(s),
     },
   } as unknown as Database;
   const source = new SpannerChangeSource(database, { dialect: 'POSTGRESQL', stream: 's' });
@@ -143,7 +155,18 @@ test('the change source delivers every record to a slow consumer, skipping the p
     source.read({ partitionToken: 'p', from: start, to: start, heartbeatMs: 1000 }),
   );
   expect(got).toHaveLength(400);
-  expect(got.every((r) => r.kind === 'heartbeat')).toBe(true);
-  expect(resumed).toBeGreaterThan(0);
-  expect(asked).toEqual([STREAM_RESUME_PROBES]);
+  expect(got.map((r) => (r.kind === 'heartbeat' ? r.timestamp : null))).toEqual(
+    values.map((_, i) => parseTimestamp(`2025-01-01T00:00:00.${String(i).padStart(9, '0')}Z`)),
+  );
+  expect(requests).toHaveLength(1);
+  expect(requests[0]).toMatchObject({
+    method: 'executeStreamingSql',
+    headers: { 'google-cloud-resource-prefix': 'db' },
+    reqOpts: {
+      session: 'sessions/s',
+      transaction: { singleUse: { readOnly: { strong: true, returnReadTimestamp: false } } },
+      requestOptions: { priority: 'PRIORITY_LOW' },
+    },
+  });
+  expect(released).toEqual([session]);
 });
