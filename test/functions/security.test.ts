@@ -5,37 +5,19 @@
  */
 process.env.METADATA_SERVER_DETECTION = 'none';
 
-import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { http } from '@google-cloud/functions-framework';
-import { getTestServer } from '@google-cloud/functions-framework/testing';
 import { handleBackfillRequest } from '../../functions/backfill/routes';
 import { createWriterHandler } from '../../functions/writer';
 import { createLogger } from '../../shared/domain/log';
 import { parseWriterConfig } from '../../shared/domain/writer/config';
-import { type ExpressApp, installOn } from '../../shared/http/edge';
 import { Harness } from '../app/support/harness';
 import { depsOf } from '../app/support/operator-http';
 import { harness as writerHarness } from '../app/support/writer-harness';
-
-require('../../functions/backfill');
-require('../../functions/reader');
-require('../../functions/scheduler');
-require('../../functions/writer');
-
-type Server = ReturnType<typeof getTestServer>;
-const servers: Server[] = [];
-
-async function serve(name: string): Promise<string> {
-  const server = getTestServer(name);
-  installOn(server.listeners('request')[0] as unknown as ExpressApp);
-  servers.push(server);
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
+import { closeServers, serve } from './support/framework-server';
 
 afterAll(async () => {
-  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+  await closeServers();
   delete process.env.FUNCTION_TARGET;
 });
 
@@ -143,36 +125,26 @@ describe('the operator routes refuse what another site can send', () => {
   });
 
   it('a cross-site or foreign-origin JSON request is 403; a same-origin one runs', async () => {
-    const json = { 'content-type': 'application/json' };
-    const cross = await fetch(`${url}/partitions/retry`, {
-      method: 'POST',
-      headers: { ...json, 'sec-fetch-site': 'cross-site' },
-      body: '{}',
-    });
+    /** An empty JSON body posted to `path` with `headers` besides its content type. */
+    const post = (path: string, headers: Record<string, string>) =>
+      fetch(`${url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: '{}',
+      });
+    const cross = await post('/partitions/retry', { 'sec-fetch-site': 'cross-site' });
     expect(await answer(cross)).toEqual({
       status: 403,
       message: 'cross-site request refused (Sec-Fetch-Site: cross-site)',
     });
-    const foreign = await fetch(`${url}/partitions/retry`, {
-      method: 'POST',
-      headers: { ...json, origin: 'https://evil.example' },
-      body: '{}',
-    });
+    const foreign = await post('/partitions/retry', { origin: 'https://evil.example' });
     expect(await answer(foreign)).toEqual({
       status: 403,
       message: 'cross-origin request refused (Origin: https://evil.example)',
     });
-    const rebound = await fetch(`${url}/partitions/retry`, {
-      method: 'POST',
-      headers: { ...json, host: 'evil.example', origin: 'http://evil.example' },
-      body: '{}',
-    });
+    const rebound = await post('/partitions/retry', { host: 'evil.example', origin: 'http://evil.example' });
     expect((await answer(rebound)).status).toBe(403);
-    const own = await fetch(`${url}/dead-letters/replay`, {
-      method: 'POST',
-      headers: { ...json, 'sec-fetch-site': 'same-origin', origin: url },
-      body: '{}',
-    });
+    const own = await post('/dead-letters/replay', { 'sec-fetch-site': 'same-origin', origin: url });
     expect(own.status).toBe(200);
   });
 

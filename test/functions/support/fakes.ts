@@ -35,17 +35,21 @@ export function fakeRequest(
   return { method, path, body, header: (name) => lower[name.toLowerCase()] };
 }
 
-/** A response that keeps the status code and the JSON body a handler sent. */
+/** A response that keeps the status code, the JSON body and the headers a handler sent. */
 export function fakeResponse() {
   const res = {
     code: 0,
     body: undefined as unknown,
+    headers: {} as Record<string, string>,
     status(c: number) {
       res.code = c;
       return res;
     },
     json(b: unknown) {
       res.body = b;
+    },
+    set(name: string, value: string) {
+      res.headers[name] = value;
     },
   };
   return res;
