@@ -5,13 +5,11 @@
  */
 process.env.METADATA_SERVER_DETECTION = 'none';
 
-import { names, post, WriterStack } from './support/writer-stack';
+import { useWriterStack } from './support/use-writer-stack';
+import { names, post } from './support/writer-stack';
 
 const SSN = '123-45-6789';
-const stack = new WriterStack();
-beforeAll(() => stack.start());
-afterEach(() => stack.reset());
-afterAll(() => stack.stop());
+const stack = useWriterStack();
 
 const { m, id } = names('GOOGLE_STANDARD_SQL');
 const db = () => stack.database('GOOGLE_STANDARD_SQL');

@@ -6,12 +6,10 @@
  */
 process.env.METADATA_SERVER_DETECTION = 'none';
 
-import { names, post, reasons, WriterStack } from './support/writer-stack';
+import { useWriterStack } from './support/use-writer-stack';
+import { names, post, reasons } from './support/writer-stack';
 
-const stack = new WriterStack();
-beforeAll(() => stack.start());
-afterEach(() => stack.reset());
-afterAll(() => stack.stop());
+const stack = useWriterStack();
 
 describe.each(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'] as const)('%s', (d) => {
   const db = () => stack.database(d);
