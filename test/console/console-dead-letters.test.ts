@@ -6,17 +6,14 @@
  */
 process.env.METADATA_SERVER_DETECTION = 'none';
 
-import { existsSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { type BrowserContext, chromium } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
 import { Random } from '../../local/random';
 import type { LocalStack } from '../../local/stack';
 import { rowValues } from '../../local/values';
 import { until } from '../e2e/support/failures';
 import { startStrictReplicaStack } from '../e2e/support/strict-replica';
+import { launchChromium, requireChromium } from './support/chromium';
 
-const CHROMIUM = '/usr/bin/chromium';
 let stack: LocalStack;
 let browser: BrowserContext | undefined;
 
@@ -27,7 +24,7 @@ async function letters(): Promise<Listed[]> {
 }
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
+  requireChromium();
   // The customers replica made by hand with `email` REQUIRED: a customer without one is a dead letter.
   stack = await startStrictReplicaStack();
   const t = stack.schema.customers;
@@ -47,17 +44,7 @@ beforeAll(async () => {
   });
   expect(((await res.json()) as { routed?: number }).routed).toBe(1);
   await until('both letters', async () => ((await letters()).length === 2 ? true : undefined), 90_000);
-  browser = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'sluice-chromium-')), {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--no-first-run',
-      '--disable-background-networking',
-    ],
-  });
+  browser = await launchChromium();
 }, 180_000);
 
 afterAll(async () => {

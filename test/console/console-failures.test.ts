@@ -5,34 +5,21 @@
  */
 process.env.METADATA_SERVER_DETECTION = 'none';
 
-import { existsSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { type BrowserContext, chromium } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
 import { type LocalStack, startLocalStack } from '../../local/stack';
 import { LOCAL } from '../../local/stack-config';
 import { committer, status, until } from '../e2e/support/failures';
+import { launchChromium, requireChromium } from './support/chromium';
 
-const CHROMIUM = '/usr/bin/chromium';
 let stack: LocalStack;
 let browser: BrowserContext | undefined;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
+  requireChromium();
   stack = await startLocalStack({ churnMs: 0 });
   expect((await stack.tick()).status).toBe(200);
   stack.startTicking(400);
-  browser = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'sluice-chromium-')), {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--no-first-run',
-      '--disable-background-networking',
-    ],
-  });
+  browser = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {

@@ -6,20 +6,18 @@
  */
 process.env.METADATA_SERVER_DETECTION = 'none';
 
-import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { type BrowserContext, chromium } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
 import { type LocalStack, startLocalStack } from '../../local/stack';
+import { launchChromium, requireChromium } from './support/chromium';
 
-const CHROMIUM = '/usr/bin/chromium';
 const OUTPUT = join(__dirname, '..', '..', 'test-output', 'console');
 let stack: LocalStack;
 let browser: BrowserContext | undefined;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM))
-    throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does)`);
+  requireChromium();
   stack = await startLocalStack({ churnMs: 0 });
   await stack.workload(11).prefillProducts(40);
   stack.startTicking(300);
@@ -31,21 +29,9 @@ beforeAll(async () => {
     if ((body.lagHistory?.length ?? 0) >= 3 || Date.now() > deadline) break;
     await new Promise((r) => setTimeout(r, 300));
   }
-  // A fresh profile each run (playwright passes it as --user-data-dir).
-  browser = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'sluice-chromium-')), {
-    executablePath: CHROMIUM,
-    headless: true,
+  browser = await launchChromium({
     viewport: { width: 1400, height: 1000 },
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
+    args: ['--disable-quic', '--disable-component-update', '--disable-sync'],
   });
 }, 120_000);
 
