@@ -10,11 +10,9 @@ process.env.METADATA_SERVER_DETECTION = 'none';
 
 import { createTable, type DemoTable } from '../../local/demo-schema';
 import type { LocalStack } from '../../local/stack';
-import { LOCAL } from '../../local/stack-config';
 import type { Dialect } from '../../shared/domain/change-record';
-import { commit, startEnrichmentStack, tableName, text } from './support/enrichment';
-
-type Row = Record<string, unknown>;
+import { bigQueryRows, bigQueryTable, historyKeys, type Row } from './support/bigquery';
+import { catchUp, commit, startEnrichmentStack, tableName, text } from './support/enrichment';
 
 /**
  * How far ahead the pipeline's start is set: the stack (and with it the change stream) must exist before it,
@@ -84,30 +82,22 @@ describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])(
 
       // The first tick validates the lookup against the dimension as it is now, and starts the pipeline.
       expect((await stack.tick()).status).toBe(200);
-      stack.startTicking(500);
-      const caughtUp = await stack.waitForCatchUp(last, 40_000);
-      expect(stack.errors).toEqual([]);
-      expect(caughtUp).toBe(true);
+      await catchUp(stack, last);
 
-      const bigquery = stack.emulators.bigquery.bigquery();
-      const table = (t: string) => `\`${LOCAL.projectId}.${LOCAL.dataset}.${t}\``;
-      const [history] = await bigquery.query({
-        query: `SELECT keys, status_label FROM ${table('orders_history')} ORDER BY commit_timestamp_ns, change_id`,
-      });
-      expect(
-        (history as Row[]).map((r) => {
-          const keys = JSON.parse(String((r.keys as { value?: string })?.value ?? r.keys)) as Row;
-          return [keys.order_id, text(r.status_label)];
-        }),
-      ).toEqual([
+      const history = await bigQueryRows(
+        stack,
+        `SELECT keys, status_label FROM ${bigQueryTable('orders_history')} ORDER BY commit_timestamp_ns, change_id`,
+      );
+      expect(history.map((r) => [historyKeys(r).order_id, text(r.status_label)])).toEqual([
         ['o1', null],
         ['o2', null],
         ['o3', 'New'],
       ]);
-      const [replica] = await bigquery.query({
-        query: `SELECT order_id, status_label FROM ${table('orders')} ORDER BY order_id`,
-      });
-      expect((replica as Row[]).map((r) => [r.order_id, text(r.status_label)])).toEqual([
+      const replica = await bigQueryRows(
+        stack,
+        `SELECT order_id, status_label FROM ${bigQueryTable('orders')} ORDER BY order_id`,
+      );
+      expect(replica.map((r) => [r.order_id, text(r.status_label)])).toEqual([
         ['o1', null],
         ['o2', null],
         ['o3', 'New'],

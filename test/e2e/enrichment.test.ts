@@ -11,12 +11,10 @@ process.env.METADATA_SERVER_DETECTION = 'none';
 
 import { PreciseDate } from '@google-cloud/precise-date';
 import type { LocalStack } from '../../local/stack';
-import { LOCAL } from '../../local/stack-config';
 import type { Dialect } from '../../shared/domain/change-record';
 import type { Timestamp } from '../../shared/domain/timestamp';
-import { commit, startEnrichmentStack, text } from './support/enrichment';
-
-type Row = Record<string, unknown>;
+import { bigQueryRows, bigQueryTable, historyKeys, type Row } from './support/bigquery';
+import { catchUp, commit, startEnrichmentStack, text } from './support/enrichment';
 
 describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])(
   'enrichment on the local stack, %s',
@@ -48,6 +46,25 @@ describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])(
       }
     }
 
+    /** Backfills `table` through the backfill function until the job succeeded; what the POST answered. */
+    async function backfill(table: string): Promise<Row> {
+      const url = stack.functions.backfill!.url;
+      const posted = await fetch(`${url}/backfills`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ tables: [table] }),
+      });
+      const body = (await posted.json()) as Row;
+      expect(posted.status).toBe(202);
+      let view: Row = {};
+      for (let i = 0; i < 120 && view.state !== 'succeeded' && view.state !== 'failed'; i++) {
+        await new Promise((r) => setTimeout(r, 250));
+        view = (await (await fetch(`${url}/backfills/${String(body.id)}`)).json()) as Row;
+      }
+      expect(view.state).toBe('succeeded');
+      return body;
+    }
+
     it('history rows equal a Spanner join at each commit timestamp; the replica as of its last change; a missing customer is counted', async () => {
       expect((await stack.tick()).status).toBe(200);
       const db = stack.database;
@@ -77,20 +94,15 @@ describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])(
       await commit(db, (tx) => tx.insert(orders, order('o3', '999')));
       const last: Timestamp = await commit(db, (tx) => tx.deleteRows(orders, ['o2']));
 
-      stack.startTicking(500);
-      const caughtUp = await stack.waitForCatchUp(last, 40_000);
-      expect(stack.errors).toEqual([]);
-      expect(caughtUp).toBe(true);
+      await catchUp(stack, last);
 
-      const bigquery = stack.emulators.bigquery.bigquery();
-      const table = (t: string) => `\`${LOCAL.projectId}.${LOCAL.dataset}.${t}\``;
-      const [history] = await bigquery.query({
-        query: `SELECT * FROM ${table('orders_history')} ORDER BY commit_timestamp_ns, change_id`,
-      });
-      const rows = history as Row[];
+      const rows = await bigQueryRows(
+        stack,
+        `SELECT * FROM ${bigQueryTable('orders_history')} ORDER BY commit_timestamp_ns, change_id`,
+      );
       expect(rows.map((r) => r.mod_type)).toEqual(['INSERT', 'INSERT', 'UPDATE', 'INSERT', 'DELETE']);
       for (const r of rows) {
-        const keys = JSON.parse(String((r.keys as { value?: string })?.value ?? r.keys)) as Row;
+        const keys = historyKeys(r);
         const old = JSON.parse(String((r.old_values as { value?: string })?.value ?? r.old_values)) as Row;
         const id = String(keys.order_id);
         const deleted = r.mod_type === 'DELETE';
@@ -109,8 +121,8 @@ describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])(
       // The latest lookup reads the newest row (its cache expires at once here).
       expect(rows.map((r) => text(r.now_name))).toEqual(['Anna', 'Anna', 'Anna', null, 'Anna']);
 
-      const [replica] = await bigquery.query({ query: `SELECT * FROM ${table('orders')} ORDER BY order_id` });
-      expect((replica as Row[]).map((r) => [r.order_id, text(r.customer_name), r.status])).toEqual([
+      const replica = await bigQueryRows(stack, `SELECT * FROM ${bigQueryTable('orders')} ORDER BY order_id`);
+      expect(replica.map((r) => [r.order_id, text(r.customer_name), r.status])).toEqual([
         ['o1', 'Anna', 'paid'],
         ['o3', null, 'new'],
       ]);
@@ -138,29 +150,17 @@ describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])(
       await stack.stopTicking();
       const db = stack.database;
       await commit(db, (tx) => tx.update(n('Customers'), { customer_id: '71', name: 'Anne' }));
-      const url = stack.functions.backfill!.url;
-      const posted = await fetch(`${url}/backfills`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ tables: [n('Orders')] }),
-      });
-      const body = (await posted.json()) as Row;
-      expect(posted.status).toBe(202);
-      let view: Row = {};
-      for (let i = 0; i < 120 && view.state !== 'succeeded' && view.state !== 'failed'; i++) {
-        await new Promise((r) => setTimeout(r, 250));
-        view = (await (await fetch(`${url}/backfills/${String(body.id)}`)).json()) as Row;
-      }
-      expect(view.state).toBe('succeeded');
+      const body = await backfill(n('Orders'));
       const at = String(body.snapshotTimestamp);
-      const bigquery = stack.emulators.bigquery.bigquery();
-      const [rows] = await bigquery.query({
-        query: `SELECT * FROM \`${LOCAL.projectId}.${LOCAL.dataset}.orders_history\` WHERE mod_type = 'SNAPSHOT' ORDER BY change_id`,
-      });
-      const snapshot = (rows as Row[]).map((r) => {
-        const keys = JSON.parse(String((r.keys as { value?: string })?.value ?? r.keys)) as Row;
-        return [String(keys.order_id), text(r.customer_name), text(r.now_name)];
-      });
+      const rows = await bigQueryRows(
+        stack,
+        `SELECT * FROM ${bigQueryTable('orders_history')} WHERE mod_type = 'SNAPSHOT' ORDER BY change_id`,
+      );
+      const snapshot = rows.map((r) => [
+        String(historyKeys(r).order_id),
+        text(r.customer_name),
+        text(r.now_name),
+      ]);
       expect(snapshot).toEqual([
         ['o1', 'Anne', 'Anne'],
         ['o3', null, null],
@@ -188,24 +188,12 @@ describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])(
         tx.insert(n('Windows'), windows);
         tx.insert(n('Shipments'), shipments);
       });
-      const url = stack.functions.backfill!.url;
-      const posted = await fetch(`${url}/backfills`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ tables: [n('Shipments')] }),
-      });
-      const body = (await posted.json()) as Row;
-      expect(posted.status).toBe(202);
-      let view: Row = {};
-      for (let i = 0; i < 120 && view.state !== 'succeeded' && view.state !== 'failed'; i++) {
-        await new Promise((r) => setTimeout(r, 250));
-        view = (await (await fetch(`${url}/backfills/${String(body.id)}`)).json()) as Row;
-      }
-      expect(view.state).toBe('succeeded');
-      const [rows] = await stack.emulators.bigquery.bigquery().query({
-        query: `SELECT shipment_id, window_label FROM \`${LOCAL.projectId}.${LOCAL.dataset}.shipments\` ORDER BY shipment_id`,
-      });
-      const got = (rows as Row[]).map((r) => [String(r.shipment_id), text(r.window_label)]);
+      const body = await backfill(n('Shipments'));
+      const rows = await bigQueryRows(
+        stack,
+        `SELECT shipment_id, window_label FROM ${bigQueryTable('shipments')} ORDER BY shipment_id`,
+      );
+      const got = rows.map((r) => [String(r.shipment_id), text(r.window_label)]);
       const [snapshot] = await stack.database.getSnapshot({
         readTimestamp: new PreciseDate(String(body.snapshotTimestamp)),
       });

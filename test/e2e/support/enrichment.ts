@@ -28,6 +28,14 @@ export async function commit(db: Database, write: (tx: Transaction) => void): Pr
   });
 }
 
+/** Ticks every 500 ms until the pipeline has caught up with `last`; no error on the way. */
+export async function catchUp(stack: LocalStack, last: Timestamp): Promise<void> {
+  stack.startTicking(500);
+  const caughtUp = await stack.waitForCatchUp(last, 40_000);
+  expect(stack.errors).toEqual([]);
+  expect(caughtUp).toBe(true);
+}
+
 /** A table name in the dialect's case. */
 export const tableName = (dialect: Dialect, name: string): string =>
   dialect === 'POSTGRESQL' ? name.toLowerCase() : name;
