@@ -14,9 +14,9 @@ import { startLocalStack } from '../../local/stack';
 import { LOCAL } from '../../local/stack-config';
 import { formatVerdict } from '../../local/verifier';
 import type { Dialect } from '../../shared/domain/change-record';
+import { catchUpAndStop, loadAtSnapshot } from './support/real-data';
 
 const SEED = Number(process.env.SLUICE_E2E_SEED ?? 1_405);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Status {
   tables?: Array<{ source: string; replica: string | null; history: string | null; state: string }>;
@@ -38,27 +38,13 @@ describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])('named schemas, %s
         new RealDataWorkload(stack.database, dialect, new Random(SEED + 1), named),
       ];
       for (const w of workloads) await w.prefill(8);
-      const tick = await stack.tick();
-      expect({ status: tick.status, body: tick.body }).toMatchObject({ status: 200 });
-      const job = `${stack.functions.backfill!.url}/backfills/start-at-snapshot`;
-      let state = '';
-      // Waits are for conditions; their bounds only keep a stuck run inside the test's time.
-      for (let i = 0; i < 600 && state !== 'succeeded'; i++) {
-        state = String(((await (await fetch(job)).json()) as { state?: string }).state);
-        if (state === 'failed') throw new Error('the start-at-snapshot backfill failed');
-        await sleep(250);
-      }
-      expect(state).toBe('succeeded');
+      await loadAtSnapshot(stack);
       stack.startTicking(400);
       for (let i = 0; i < 25; i++) for (const w of workloads) await w.step();
       const last = workloads
         .map((w) => w.lastCommit)
         .reduce((a, b) => (a === null || (b !== null && b > a) ? b : a));
-      const caughtUp = await stack.waitForCatchUp(last!, 150_000);
-      await stack.stopTicking();
-      expect({ caughtUp, progress: stack.progress(), errors: stack.errors.slice(0, 3) }).toMatchObject({
-        caughtUp: true,
-      });
+      await catchUpAndStop(stack, last!);
       const journal = workloads.flatMap((w) => w.journal);
       expect(journal.some((m) => m.table === named.values.name)).toBe(true);
       const result = await stack.verify(journal);

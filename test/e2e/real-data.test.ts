@@ -18,9 +18,9 @@ import { type LocalStack, startLocalStack } from '../../local/stack';
 import { LOCAL } from '../../local/stack-config';
 import { formatVerdict } from '../../local/verifier';
 import type { Dialect } from '../../shared/domain/change-record';
+import { catchUpAndStop, loadAtSnapshot } from './support/real-data';
 
 const SEED = Number(process.env.SLUICE_E2E_SEED ?? 140_614);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe.each<[Dialect, 'NEW_ROW_AND_OLD_VALUES' | 'NEW_ROW']>([
   ['GOOGLE_STANDARD_SQL', 'NEW_ROW_AND_OLD_VALUES'],
@@ -38,27 +38,12 @@ describe.each<[Dialect, 'NEW_ROW_AND_OLD_VALUES' | 'NEW_ROW']>([
     try {
       const workload = new RealDataWorkload(stack.database, dialect, new Random(SEED), tables);
       await workload.prefill(12);
-      const tick = await stack.tick();
-      expect({ status: tick.status, body: tick.body }).toMatchObject({ status: 200 });
-      const job = `${stack.functions.backfill!.url}/backfills/start-at-snapshot`;
-      let state = '';
-      // Waits are for conditions; their bounds only keep a stuck run inside the test's time (other suites may
-      // share the cores: catch-up then takes minutes, not seconds).
-      for (let i = 0; i < 600 && state !== 'succeeded'; i++) {
-        state = String(((await (await fetch(job)).json()) as { state?: string }).state);
-        if (state === 'failed') throw new Error('the start-at-snapshot backfill failed');
-        await sleep(250);
-      }
-      expect(state).toBe('succeeded');
+      await loadAtSnapshot(stack);
       stack.startTicking(400);
       for (let i = 0; i < 20; i++) await workload.step();
       if (dialect === 'GOOGLE_STANDARD_SQL') await evolveProtoTypes(stack);
       for (let i = 0; i < 20; i++) await workload.step();
-      const caughtUp = await stack.waitForCatchUp(workload.lastCommit!, 150_000);
-      await stack.stopTicking();
-      expect({ caughtUp, progress: stack.progress(), errors: stack.errors.slice(0, 3) }).toMatchObject({
-        caughtUp: true,
-      });
+      await catchUpAndStop(stack, workload.lastCommit!);
       const result = await stack.verify(workload.journal);
       if (!result.equal) console.error(`seed ${SEED}\n${formatVerdict(result)}`);
       expect(result.equal).toBe(true);
