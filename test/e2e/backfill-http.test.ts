@@ -7,14 +7,12 @@
 process.env.METADATA_SERVER_DETECTION = 'none';
 delete process.env.STORAGE_EMULATOR_HOST;
 
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { handleBackfillRequest } from '../../functions/backfill/routes';
 import { type GcsEmulator, startGcsEmulator } from '../../local/emulators/gcs/emulator';
 import { startTasksEmulator, type TasksEmulator } from '../../local/emulators/tasks/emulator';
 import { GcsObjectStore } from '../../shared/adapters/gcs/object-store';
 import { CloudTasksQueue } from '../../shared/adapters/tasks/task-queue';
 import { harness, seedOrders } from '../app/backfill/support';
+import { type BackfillServer, serveBackfill } from './support/backfill-server';
 
 const queues = {
   reader: 'projects/p/locations/l/queues/readers',
@@ -22,7 +20,7 @@ const queues = {
 };
 let gcs: GcsEmulator;
 let tasks: TasksEmulator;
-let server: Server;
+let server: BackfillServer | undefined;
 let url = '';
 const h = harness();
 
@@ -41,41 +39,13 @@ beforeAll(async () => {
   gcs.admin.createBucket('ledger');
   h.deps.store = new GcsObjectStore(gcs.storage().bucket('ledger'));
   h.deps.queue = new CloudTasksQueue(tasks.client(), { queues, dispatchDeadlineSeconds: 60 });
-  server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const raw = Buffer.concat(chunks);
-      const path = new URL(req.url ?? '/', 'http://x').pathname;
-      const reply = {
-        status(code: number) {
-          res.statusCode = code;
-          return reply;
-        },
-        json(body: unknown) {
-          res.setHeader('content-type', 'application/json');
-          res.end(JSON.stringify(body));
-        },
-      };
-      const request = {
-        method: req.method ?? 'GET',
-        path,
-        body: raw.length > 0 ? JSON.parse(raw.toString()) : undefined,
-        rawBody: raw,
-        header: (n: string) => req.headers[n.toLowerCase()] as string | undefined,
-      };
-      void handleBackfillRequest(h.deps, request, reply).then((matched) => {
-        if (!matched) reply.status(404).json({});
-      });
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  server = await serveBackfill(h.deps);
+  url = server.url;
   h.deps.workerUrl = `${url}/backfills/tasks`;
 });
 
 afterAll(async () => {
-  await new Promise((resolve) => server?.close(resolve));
+  await server?.close();
   await tasks?.stop();
   await gcs?.stop();
 });

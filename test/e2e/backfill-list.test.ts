@@ -8,20 +8,18 @@
 process.env.METADATA_SERVER_DETECTION = 'none';
 delete process.env.STORAGE_EMULATOR_HOST;
 
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { handleBackfillRequest } from '../../functions/backfill/routes';
 import { type GcsEmulator, startGcsEmulator } from '../../local/emulators/gcs/emulator';
 import { GcsObjectStore } from '../../shared/adapters/gcs/object-store';
 import { JobStore } from '../../shared/app/backfill';
 import { type BackfillJob, encodeJob, JOB_FORMAT, jobObjects } from '../../shared/domain/backfill/job';
 import { fromNanos } from '../../shared/domain/timestamp';
 import { harness, ORDERS } from '../app/backfill/support';
+import { type BackfillServer, serveBackfill } from './support/backfill-server';
 
 const PARTITIONS = 120;
 const JOBS = 6;
 let gcs: GcsEmulator;
-let server: Server;
+let server: BackfillServer | undefined;
 let url = '';
 const h = harness();
 
@@ -88,35 +86,13 @@ beforeAll(async () => {
   gcs = await startGcsEmulator({ port: 0 });
   gcs.admin.createBucket('ledger');
   h.deps.store = new GcsObjectStore(gcs.storage().bucket('ledger'));
-  server = createServer((req, res) => {
-    const parsed = new URL(req.url ?? '/', 'http://x');
-    const reply = {
-      status(code: number) {
-        res.statusCode = code;
-        return reply;
-      },
-      json(body: unknown) {
-        res.setHeader('content-type', 'application/json');
-        res.end(JSON.stringify(body));
-      },
-    };
-    const request = {
-      method: req.method ?? 'GET',
-      path: parsed.pathname,
-      query: Object.fromEntries(parsed.searchParams),
-      header: (n: string) => req.headers[n.toLowerCase()] as string | undefined,
-    };
-    void handleBackfillRequest(h.deps, request, reply).then((matched) => {
-      if (!matched) reply.status(404).json({});
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  server = await serveBackfill(h.deps);
+  url = server.url;
   await seed();
 }, 120_000);
 
 afterAll(async () => {
-  await new Promise((resolve) => server?.close(resolve));
+  await server?.close();
   await gcs?.stop();
 });
 
