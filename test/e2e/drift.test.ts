@@ -10,7 +10,7 @@ process.env.METADATA_SERVER_DETECTION = 'none';
 
 import type { Dialect } from '../../shared/domain/change-record';
 import { captureTypeChanges, schemaChanges, setStreamOptions } from './support/drift';
-import { type FaultContext, runScenario } from './support/scenario';
+import { type FaultContext, type FaultPlan, runScenario } from './support/scenario';
 
 const BOUND = Number(process.env.E2E_BOUND ?? 200_000);
 
@@ -27,26 +27,41 @@ async function statusAfterTick(ctx: FaultContext): Promise<Record<string, unknow
   return ctx.stack.status() ?? {};
 }
 
+/** Ticks until the status's state is `state`, for at most 15 s; the last status seen. */
+async function tickUntilState(ctx: FaultContext, state: string): Promise<Record<string, unknown>> {
+  const deadline = Date.now() + 15_000;
+  let status: Record<string, unknown> = {};
+  while (Date.now() < deadline) {
+    status = await statusAfterTick(ctx);
+    if (status.state === state) break;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return status;
+}
+
 describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])('drift (%s)', (dialect) => {
   const n = (name: string) => (dialect === 'POSTGRESQL' ? name.toLowerCase() : name);
+  /** One drift run of `steps` workload transactions under `plan`, named after `what`. */
+  const drift = (what: string, plan: FaultPlan, steps = 40) =>
+    runScenario({
+      name: `drift ${dialect}: ${what}`,
+      file: __filename,
+      dialect,
+      steps,
+      catchUpMs: 45_000,
+      boundMs: 90_000,
+      plan,
+    });
 
   it(
     'columns added, widened and dropped, a new table with a generated column, while writes run',
     async () => {
       const plan = schemaChanges(dialect);
       let tables: TableEntry[] = [];
-      await runScenario({
-        name: `drift ${dialect}: schema changes`,
-        file: __filename,
-        dialect,
-        steps: 40,
-        catchUpMs: 45_000,
-        boundMs: 90_000,
-        plan: {
-          ...plan,
-          async afterCatchUp(ctx) {
-            tables = ((await statusAfterTick(ctx)).tables ?? []) as TableEntry[];
-          },
+      await drift('schema changes', {
+        ...plan,
+        async afterCatchUp(ctx) {
+          tables = ((await statusAfterTick(ctx)).tables ?? []) as TableEntry[];
         },
       });
       const entry = (source: string) => tables.find((t) => t.source === source);
@@ -71,15 +86,7 @@ describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])('drift (%s)', (dia
   it(
     'the capture type changes twice while writes run',
     async () => {
-      await runScenario({
-        name: `drift ${dialect}: capture type`,
-        file: __filename,
-        dialect,
-        steps: 40,
-        catchUpMs: 45_000,
-        boundMs: 90_000,
-        plan: captureTypeChanges(dialect),
-      });
+      await drift('capture type', captureTypeChanges(dialect));
     },
     BOUND,
   );
@@ -89,34 +96,20 @@ describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])('drift (%s)', (dia
     async () => {
       let stopped: Record<string, unknown> = {};
       let resumed: Record<string, unknown> = {};
-      await runScenario({
-        name: `drift ${dialect}: hiding option`,
-        file: __filename,
-        dialect,
-        steps: 30,
-        catchUpMs: 45_000,
-        boundMs: 90_000,
-        plan: {
+      await drift(
+        'hiding option',
+        {
           async beforeStep(ctx, step) {
             if (step !== 15) return;
             await setStreamOptions(ctx, dialect, 'exclude_delete = true');
-            const deadline = Date.now() + 15_000;
-            while (Date.now() < deadline) {
-              stopped = (await statusAfterTick(ctx)) ?? {};
-              if (stopped.state === 'stopped') break;
-              await new Promise((r) => setTimeout(r, 200));
-            }
+            stopped = await tickUntilState(ctx, 'stopped');
             // Nothing the stream would hide is written while the option is on: the verdict can be exact.
             await setStreamOptions(ctx, dialect, 'exclude_delete = false');
-            const until = Date.now() + 15_000;
-            while (Date.now() < until) {
-              resumed = await statusAfterTick(ctx);
-              if (resumed.state === 'running') break;
-              await new Promise((r) => setTimeout(r, 200));
-            }
+            resumed = await tickUntilState(ctx, 'running');
           },
         },
-      });
+        30,
+      );
       expect(stopped.state).toBe('stopped');
       expect(String(stopped.reason)).toMatch(
         /exclude_delete = true: .*deleted rows would stay in the replica/,

@@ -6,7 +6,7 @@
  * the new columns and tables.
  */
 import type { Database } from '@google-cloud/spanner';
-import type { DemoColumn, DemoTable } from '../../../local/demo-schema';
+import type { DemoTable } from '../../../local/demo-schema';
 import { rowValues } from '../../../local/values';
 import type { CommittedMod } from '../../../local/workload';
 import type { Dialect } from '../../../shared/domain/change-record';
@@ -73,16 +73,21 @@ async function writeLabels(ctx: FaultContext, table: DemoTable, round: number): 
     });
 }
 
-/** Adds a column to a demo table in Spanner and in the demo schema (the workload writes it from now on). */
-async function addColumn(
+/**
+ * Adds a nullable string column to a demo table in Spanner and in the demo schema (the workload writes it
+ * from now on).
+ */
+async function addStringColumn(
   ctx: FaultContext,
   table: DemoTable,
-  column: DemoColumn,
-  type: string,
+  name: string,
+  pg: boolean,
 ): Promise<void> {
-  await ddl(ctx.stack.database, [`ALTER TABLE ${table.name} ADD COLUMN ${column.name} ${type}`]);
-  table.columns.push(column);
-  ctx.log.push(`added ${table.name}.${column.name}`);
+  await ddl(ctx.stack.database, [
+    `ALTER TABLE ${table.name} ADD COLUMN ${name} ${pg ? 'varchar' : 'STRING(MAX)'}`,
+  ]);
+  table.columns.push({ name, kind: 'string', nullable: true });
+  ctx.log.push(`added ${table.name}.${name}`);
 }
 
 /** Drops a column in Spanner; the demo schema forgets it (the replica keeps it, NULL from then on). */
@@ -104,13 +109,7 @@ export function schemaChanges(dialect: Dialect): FaultPlan & { labels: DemoTable
     labels: labels.table,
     async beforeStep(ctx, step) {
       const { customers, orders } = ctx.stack.schema;
-      if (step === 6)
-        await addColumn(
-          ctx,
-          customers,
-          { name: 'nickname', kind: 'string', nullable: true },
-          pg ? 'varchar' : 'STRING(MAX)',
-        );
+      if (step === 6) await addStringColumn(ctx, customers, 'nickname', pg);
       if (step === 12) {
         await ddl(ctx.stack.database, [
           pg
@@ -125,13 +124,7 @@ export function schemaChanges(dialect: Dialect): FaultPlan & { labels: DemoTable
         ctx.log.push(`created ${labels.table.name}`);
       }
       if (step >= 18 && step % 4 === 2) await writeLabels(ctx, labels.table, rounds++);
-      if (step === 24)
-        await addColumn(
-          ctx,
-          orders,
-          { name: 'note', kind: 'string', nullable: true },
-          pg ? 'varchar' : 'STRING(MAX)',
-        );
+      if (step === 24) await addStringColumn(ctx, orders, 'note', pg);
       if (step === 30) await dropColumn(ctx, customers, 'email');
     },
   };
