@@ -18,108 +18,70 @@ import {
   storageFaults,
   taskFaults,
 } from './support/faults';
-import { runScenario } from './support/scenario';
+import { type RunReport, runScenario, type Scenario } from './support/scenario';
 
 // Jest's timeout only ends a hung run: the scenario's own bounds (after its workload) fail first, with the seed.
 const BOUND = Number(process.env.E2E_BOUND ?? 150_000);
 
-describe('end-to-end faults', () => {
-  it(
-    'duplicated, delayed and failed reader tasks',
-    async () => {
-      const run = await runScenario({
-        name: 'duplicated, delayed and failed reader tasks',
-        file: __filename,
-        plan: taskFaults(),
-      });
-      expect(run.fired.tasks).toBeGreaterThan(0);
-      expect(run.log.some((l) => l.startsWith('duplicated'))).toBe(true);
-    },
-    BOUND,
-  );
+/**
+ * One fault family as a test: its run is named after the test (the replay line names it), and `check` reads
+ * what the run reports.
+ */
+function family(
+  name: string,
+  run: Omit<Scenario, 'name' | 'file'>,
+  check: (report: RunReport) => void,
+  bound = BOUND,
+): void {
+  it(name, async () => check(await runScenario({ name, file: __filename, ...run })), bound);
+}
 
-  it(
+describe('end-to-end faults', () => {
+  family('duplicated, delayed and failed reader tasks', { plan: taskFaults() }, (run) => {
+    expect(run.fired.tasks).toBeGreaterThan(0);
+    expect(run.log.some((l) => l.startsWith('duplicated'))).toBe(true);
+  });
+
+  family(
     'reader killed at random points and restarted',
-    async () => {
-      const run = await runScenario({
-        name: 'reader killed at random points and restarted',
-        file: __filename,
-        plan: readerKills(2),
-        catchUpMs: 30_000,
-        // Each kill costs its partitions a lease expiry (10 s) before they move on; on a shared machine
-        // two of them and the catch-up outlast the default bound.
-        boundMs: 75_000,
-      });
-      expect(run.stack.functions.reader?.starts).toBe(3);
+    {
+      plan: readerKills(2),
+      catchUpMs: 30_000,
+      // Each kill costs its partitions a lease expiry (10 s) before they move on; on a shared machine
+      // two of them and the catch-up outlast the default bound.
+      boundMs: 75_000,
     },
+    (run) => expect(run.stack.functions.reader?.starts).toBe(3),
     BOUND + 30_000,
   );
 
-  it(
-    'concurrent scheduler ticks',
-    async () => {
-      const run = await runScenario({
-        name: 'concurrent scheduler ticks',
-        file: __filename,
-        plan: concurrentTicks(),
-      });
-      expect(run.log.some((l) => l.startsWith('ticks'))).toBe(true);
-    },
-    BOUND,
-  );
+  family('concurrent scheduler ticks', { plan: concurrentTicks() }, (run) => {
+    expect(run.log.some((l) => l.startsWith('ticks'))).toBe(true);
+  });
 
-  it(
-    'Cloud Storage 412, 429 and 503 on the ledger',
-    async () => {
-      const run = await runScenario({
-        name: 'Cloud Storage 412, 429 and 503 on the ledger',
-        file: __filename,
-        plan: storageFaults(),
-      });
-      expect(run.fired.gcs).toBeGreaterThan(0);
-    },
-    BOUND,
-  );
+  family('Cloud Storage 412, 429 and 503 on the ledger', { plan: storageFaults() }, (run) => {
+    expect(run.fired.gcs).toBeGreaterThan(0);
+  });
 
-  it(
-    'Spanner UNAVAILABLE mid-stream',
-    async () => {
-      const run = await runScenario({
-        name: 'Spanner UNAVAILABLE mid-stream',
-        file: __filename,
-        plan: spannerFaults(),
-      });
-      expect(run.fired.spanner).toBeGreaterThan(0);
-    },
-    BOUND,
-  );
+  family('Spanner UNAVAILABLE mid-stream', { plan: spannerFaults() }, (run) => {
+    expect(run.fired.spanner).toBeGreaterThan(0);
+  });
 
-  it(
-    'BigQuery append errors and dropped connections',
-    async () => {
-      const run = await runScenario({
-        name: 'BigQuery append errors and dropped connections',
-        file: __filename,
-        plan: bigqueryFaults(),
-      });
-      expect(run.fired.bigquery).toBeGreaterThan(0);
-    },
-    BOUND,
-  );
+  family('BigQuery append errors and dropped connections', { plan: bigqueryFaults() }, (run) => {
+    expect(run.fired.bigquery).toBeGreaterThan(0);
+  });
 
-  it(
+  family(
     'reader killed after BigQuery acknowledged, before the ledger moved (PostgreSQL)',
-    async () => {
-      const run = await runScenario({
-        name: 'reader killed after BigQuery acknowledged, before the ledger moved (PostgreSQL)',
-        file: __filename,
-        dialect: 'POSTGRESQL',
-        plan: killAfterAck(),
-        steps: 32,
-        catchUpMs: 30_000,
-        // The kill waits for the held append and the lease to expire (10 s) before catch-up.
-        boundMs: 60_000,
-      });
+    {
+      dialect: 'POSTGRESQL',
+      plan: killAfterAck(),
+      steps: 32,
+      catchUpMs: 30_000,
+      // The kill waits for the held append and the lease to expire (10 s) before catch-up.
+      boundMs: 60_000,
+    },
+    (run) => {
       expect(run.log.some((l) => l.startsWith('killed after BigQuery acknowledged'))).toBe(true);
       // The successor re-read the window and found its rows written.
       expect(run.events.get('history.rows-already-written') ?? 0).toBeGreaterThan(0);
@@ -127,17 +89,15 @@ describe('end-to-end faults', () => {
     BOUND + 15_000,
   );
 
-  it(
+  family(
     'a reader slower than its lease, taken over and carrying on',
-    async () => {
-      const run = await runScenario({
-        name: 'a reader slower than its lease, taken over and carrying on',
-        file: __filename,
-        plan: slowReader(),
-        catchUpMs: 30_000,
-        // The held append outlasts the workload; the run waits for it before catch-up counts.
-        boundMs: 75_000,
-      });
+    {
+      plan: slowReader(),
+      catchUpMs: 30_000,
+      // The held append outlasts the workload; the run waits for it before catch-up counts.
+      boundMs: 75_000,
+    },
+    (run) => {
       expect(run.log.some((l) => l.startsWith('slow reader'))).toBe(true);
       expect(run.fired.bigquery).toBeGreaterThan(0);
       // The slow reader lost its lease: its next ledger write was refused.
@@ -146,13 +106,8 @@ describe('end-to-end faults', () => {
     BOUND + 30_000,
   );
 
-  it(
-    'a backfill racing live changes',
-    async () => {
-      const backfill = racingBackfill();
-      await runScenario({ name: 'a backfill racing live changes', file: __filename, plan: backfill });
-      expect(backfill.job()).toMatchObject({ state: 'succeeded' });
-    },
-    BOUND,
-  );
+  const backfill = racingBackfill();
+  family('a backfill racing live changes', { plan: backfill }, () => {
+    expect(backfill.job()).toMatchObject({ state: 'succeeded' });
+  });
 });
