@@ -18,7 +18,17 @@ process.env.METADATA_SERVER_DETECTION = 'none';
 
 import { LOCAL } from '../../local/stack-config';
 import type { Dialect } from '../../shared/domain/change-record';
-import { committer, historyCounts, status, until, verdict } from './support/failures';
+import {
+  committer,
+  expectEveryModOnce,
+  failedPartition,
+  keepLogs,
+  operatorPost,
+  status,
+  tickEvery400ms,
+  until,
+  verdict,
+} from './support/failures';
 import { useLocalStack } from './support/local-stack';
 
 const BOUND = 150_000;
@@ -35,13 +45,10 @@ describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])(
         // Windows long-poll, so records arrive while a window is open and it flushes several times.
         mode: 'continuous',
         churnMs: 0,
-        onFunctionLog: (l) => {
-          if (l.json) logs.push(l.json);
-        },
+        onFunctionLog: keepLogs(logs),
       },
       async () => {
-        expect((await stack.tick()).status).toBe(200);
-        stack.startTicking(400);
+        await tickEvery400ms(stack);
         c = committer(stack, 21);
       },
     );
@@ -73,8 +80,7 @@ describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])(
         // The failed window had flushes acknowledged before the failure: it names where the retry starts.
         expect(failed[0]).toMatchObject({ retryable: true, acknowledged: expect.any(String) });
         expect(await verdict(stack)).toBe(true);
-        const mods = c.mods('customers');
-        expect(await historyCounts(stack, 'customers_history')).toEqual({ n: mods, d: mods });
+        await expectEveryModOnce(stack, c, ['customers']);
         stack.startTicking(400);
       },
       BOUND,
@@ -96,14 +102,7 @@ describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])(
         const before = orders();
         await c.insert('customers');
         for (let i = 0; i < 16; i++) await c.insert('orders');
-        const failed = await until(
-          'the failed partition',
-          async () => {
-            const s = await status(stack);
-            return s.partitions.failed > 0 ? s : undefined;
-          },
-          60_000,
-        );
+        const failed = await failedPartition(stack);
         expect(failed.partitions.failed).toBe(1);
         const [error] = failed.lastErrors;
         expect(error).toMatchObject({ kind: 'permanent', state: 'failed' });
@@ -122,10 +121,9 @@ describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])(
         await until('orders after the drop', async () => (orders() > before ? true : undefined), 60_000);
         expect((await status(stack)).partitions.failed).toBe(1);
         // The repair the error names: backfill the replica (recreated and reloaded), then retry.
-        const res = await fetch(`${backfill}/backfills`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ tables: [customers.name], targets: ['replica'] }),
+        const res = await operatorPost(stack, '/backfills', {
+          tables: [customers.name],
+          targets: ['replica'],
         });
         expect(res.status).toBe(202);
         const id = String(((await res.json()) as { id: string }).id);
@@ -140,19 +138,13 @@ describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])(
           },
           60_000,
         );
-        const retried = await fetch(`${backfill}/partitions/retry`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-        });
+        const retried = await operatorPost(stack, '/partitions/retry');
         expect(((await retried.json()) as { retried: string[] }).retried).toEqual([error?.partition]);
         expect(await stack.waitForCatchUp(c.state.last, 60_000)).toBe(true);
         await stack.stopTicking();
         expect((await status(stack)).partitions.failed).toBe(0);
         expect(await verdict(stack)).toBe(true);
-        for (const t of ['customers', 'orders'] as const) {
-          const mods = c.mods(t);
-          expect(await historyCounts(stack, `${t}_history`)).toEqual({ n: mods, d: mods });
-        }
+        await expectEveryModOnce(stack, c);
         stack.startTicking(400);
       },
       BOUND,
@@ -206,10 +198,7 @@ describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])(
         await stack.stopTicking();
         expect((await status(stack)).stalled).toEqual([]);
         expect(await verdict(stack)).toBe(true);
-        for (const t of ['customers', 'orders'] as const) {
-          const mods = c.mods(t);
-          expect(await historyCounts(stack, `${t}_history`)).toEqual({ n: mods, d: mods });
-        }
+        await expectEveryModOnce(stack, c);
         stack.startTicking(400);
       },
       BOUND,

@@ -13,7 +13,15 @@ import type { LocalStack } from '../../local/stack';
 import { databaseName, LOCAL } from '../../local/stack-config';
 import type { Dialect } from '../../shared/domain/change-record';
 import { partitionId, partitionIdFromName } from '../../shared/domain/ledger';
-import { committer, historyCounts, status, until, verdict } from './support/failures';
+import {
+  committer,
+  expectEveryModOnce,
+  keepLogs,
+  status,
+  tickEvery400ms,
+  until,
+  verdict,
+} from './support/failures';
 import { useLocalStack } from './support/local-stack';
 
 const BOUND = 180_000;
@@ -33,14 +41,9 @@ describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])(
       {
         dialect,
         churnMs: 0,
-        onFunctionLog: (l) => {
-          if (l.json) logs.push(l.json);
-        },
+        onFunctionLog: keepLogs(logs),
       },
-      async () => {
-        expect((await stack.tick()).status).toBe(200);
-        stack.startTicking(400);
-      },
+      tickEvery400ms,
     );
 
     it(
@@ -106,10 +109,7 @@ describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])(
         expect(s.lastErrors).toEqual([]);
         expect(s.stalled).toEqual([]);
         expect(await verdict(stack)).toBe(true);
-        for (const t of ['customers', 'orders'] as const) {
-          const mods = c.mods(t);
-          expect(await historyCounts(stack, `${t}_history`)).toEqual({ n: mods, d: mods });
-        }
+        await expectEveryModOnce(stack, c);
       },
       BOUND,
     );

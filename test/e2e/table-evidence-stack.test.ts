@@ -10,23 +10,28 @@
 process.env.METADATA_SERVER_DETECTION = 'none';
 
 import { LOCAL } from '../../local/stack-config';
-import { committer, historyCounts, status, until } from './support/failures';
+import {
+  committer,
+  expectEveryModOnce,
+  failedPartition,
+  historyCounts,
+  operatorPost,
+  status,
+  tickEvery400ms,
+  until,
+} from './support/failures';
 import { useLocalStack } from './support/local-stack';
 
 const BOUND = 150_000;
 
 describe('tables deleted under the pipeline: after an upgrade to markers, and on purpose', () => {
-  const stack = useLocalStack({ churnMs: 0 }, async () => {
-    expect((await stack.tick()).status).toBe(200);
-    stack.startTicking(400);
-  });
+  const stack = useLocalStack({ churnMs: 0 }, tickEvery400ms);
 
   it(
     'is refused from the status list alone; forgotten and retried, it starts empty and is written on',
     async () => {
       const c = committer(stack, 53);
       const { customers } = stack.schema;
-      const backfill = stack.functions.backfill!.url;
       for (let i = 0; i < 4; i++) await c.insert('customers');
       await c.insert('orders', 3);
       expect(await stack.waitForCatchUp(c.state.last, 60_000)).toBe(true);
@@ -40,33 +45,22 @@ describe('tables deleted under the pipeline: after an upgrade to markers, and on
       await dataset.table('customers').delete();
       await Promise.all([stack.functions.reader!.restart(), stack.functions.scheduler!.restart()]);
       await c.insert('customers');
-      const failed = await until(
-        'the failed partition',
-        async () => {
-          const s = await status(stack);
-          return s.partitions.failed > 0 ? s : undefined;
-        },
-        60_000,
-      );
+      const failed = await failedPartition(stack);
       expect(failed.lastErrors[0]?.message).toMatch(/BigQuery table sluice_demo\.customers was not found/);
       expect(failed.lastErrors[0]?.message).toMatch(/POST \/tables\/forget/);
       // Not recreated empty, and the status's evidence is a marker now.
       expect((await dataset.table('customers').exists())[0]).toBe(false);
       expect((await marker.exists())[0]).toBe(true);
       // Meant: the operator forgets it, then retries.
-      const forget = await fetch(`${backfill}/tables/forget`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ table: customers.name, targets: ['replica'] }),
+      const forget = await operatorPost(stack, '/tables/forget', {
+        table: customers.name,
+        targets: ['replica'],
       });
       expect(forget.status).toBe(200);
       expect(((await forget.json()) as { forgotten: unknown[] }).forgotten).toEqual([
         { target: 'replica', destination: 'customers', before: 'marked' },
       ]);
-      const retried = await fetch(`${backfill}/partitions/retry`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-      });
+      const retried = await operatorPost(stack, '/partitions/retry');
       expect(((await retried.json()) as { retried: string[] }).retried.length).toBeGreaterThan(0);
       for (let i = 0; i < 3; i++) await c.insert('customers');
       expect(await stack.waitForCatchUp(c.state.last, 60_000)).toBe(true);
@@ -80,8 +74,7 @@ describe('tables deleted under the pipeline: after an upgrade to markers, and on
         .bigquery()
         .query({ query: `SELECT COUNT(*) AS n FROM ${LOCAL.dataset}.customers` });
       expect(n).toBe(4);
-      const mods = c.mods('customers');
-      expect(await historyCounts(stack, 'customers_history')).toEqual({ n: mods, d: mods });
+      await expectEveryModOnce(stack, c, ['customers']);
       const live = JSON.parse((await marker.download())[0].toString('utf8')) as Record<string, unknown>;
       expect(live).toEqual({ kind: 'replica', destination: 'customers' });
     },
@@ -93,7 +86,6 @@ describe('tables deleted under the pipeline: after an upgrade to markers, and on
     async () => {
       const c = committer(stack, 59);
       const { orders } = stack.schema;
-      const backfill = stack.functions.backfill!.url;
       stack.startTicking(400);
       await c.insert('orders', 2);
       expect(await stack.waitForCatchUp(c.state.last, 60_000)).toBe(true);
@@ -115,18 +107,14 @@ describe('tables deleted under the pipeline: after an upgrade to markers, and on
       );
       expect(failed.partitions.failed).toBeGreaterThan(0);
       expect((await bq.dataset(LOCAL.dataset).table('orders_history').exists())[0]).toBe(false);
-      const forget = await fetch(`${backfill}/tables/forget`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ table: orders.name, targets: ['history'] }),
+      const forget = await operatorPost(stack, '/tables/forget', {
+        table: orders.name,
+        targets: ['history'],
       });
       expect(((await forget.json()) as { forgotten: unknown[] }).forgotten).toEqual([
         { target: 'history', destination: 'orders_history', before: 'marked' },
       ]);
-      await fetch(`${backfill}/partitions/retry`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-      });
+      await operatorPost(stack, '/partitions/retry');
       await c.insert('orders', 2);
       expect(await stack.waitForCatchUp(c.state.last, 60_000)).toBe(true);
       await stack.stopTicking();

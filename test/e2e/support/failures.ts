@@ -2,6 +2,8 @@
  * Helpers of the failure-family tests on the local stack: condition waits, a committer of fresh rows that
  * counts its mods, the operator routes' answers and the history's row counts.
  */
+
+import type { FunctionLogLine } from '../../../local/function-process';
 import { Random } from '../../../local/random';
 import type { LocalStack } from '../../../local/stack';
 import { LOCAL } from '../../../local/stack-config';
@@ -30,6 +32,40 @@ export async function until<T>(what: string, probe: () => Promise<T | undefined>
     if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 250));
   }
+}
+
+/** After a stack's start: its first tick (answered 200), then a tick every 400 ms. */
+export async function tickEvery400ms(stack: LocalStack): Promise<void> {
+  expect((await stack.tick()).status).toBe(200);
+  stack.startTicking(400);
+}
+
+/** Keeps the functions' structured log lines in `logs`, for a stack's `onFunctionLog`. */
+export function keepLogs(logs: Array<Record<string, unknown>>): (line: FunctionLogLine) => void {
+  return (l) => {
+    if (l.json) logs.push(l.json);
+  };
+}
+
+/** Waits up to 60 s for a failed partition; the status that shows it. */
+export function failedPartition(stack: LocalStack): Promise<Status> {
+  return until(
+    'the failed partition',
+    async () => {
+      const s = await status(stack);
+      return s.partitions.failed > 0 ? s : undefined;
+    },
+    60_000,
+  );
+}
+
+/** `POST` to an operator route of the backfill function, with `body` as JSON (none when not given). */
+export function operatorPost(stack: LocalStack, path: string, body?: unknown): Promise<Response> {
+  return fetch(`${stack.functions.backfill!.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
 }
 
 type Table = 'customers' | 'orders';
@@ -66,6 +102,18 @@ export async function historyCounts(stack: LocalStack, table: string): Promise<{
     query: `SELECT COUNT(*) AS n, COUNT(DISTINCT change_id) AS d FROM ${LOCAL.dataset}.${table}`,
   });
   return counts as { n: number; d: number };
+}
+
+/** Every mod the committer counted in each of `tables` is in its history table exactly once. */
+export async function expectEveryModOnce(
+  stack: LocalStack,
+  c: ReturnType<typeof committer>,
+  tables: Table[] = ['customers', 'orders'],
+): Promise<void> {
+  for (const t of tables) {
+    const mods = c.mods(t);
+    expect(await historyCounts(stack, `${t}_history`)).toEqual({ n: mods, d: mods });
+  }
 }
 
 /** Compares BigQuery with Spanner; prints the differences when they are not equal. */
