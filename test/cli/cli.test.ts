@@ -7,12 +7,11 @@ process.env.METADATA_SERVER_DETECTION = 'none';
 
 import { execFile } from 'node:child_process';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { main } from '../../cli/main';
 import { type LocalStack, startLocalStack } from '../../local/stack';
+import { ROOT, runSluice } from './support/child';
 
-const ROOT = join(__dirname, '..', '..');
 let stack: LocalStack;
 let url: string;
 
@@ -27,6 +26,18 @@ beforeAll(async () => {
 afterAll(async () => {
   await stack?.stop();
 });
+
+/** A backfill of Products into the replica, waited for and polled every 200 ms. */
+const START_PRODUCTS = [
+  'backfill',
+  'start',
+  'Products',
+  '--targets',
+  'replica',
+  '--wait',
+  '--interval',
+  '200',
+];
 
 async function sluice(...argv: string[]): Promise<{ code: number; out: string; progress: string[] }> {
   const lines: string[] = [];
@@ -45,18 +56,7 @@ it('shows the pipeline status', async () => {
 });
 
 it('starts a backfill and waits for it with a progress bar, then lists and shows it', async () => {
-  const { code, out, progress } = await sluice(
-    'backfill',
-    'start',
-    'Products',
-    '--targets',
-    'replica',
-    '--wait',
-    '--url',
-    url,
-    '--interval',
-    '200',
-  );
+  const { code, out, progress } = await sluice(...START_PRODUCTS, '--url', url);
   expect(out).toMatch(/^backfill \w+ at \d{4}-\d\d-\d\dT[\d:.]+Z: \d+ partitions/);
   expect(progress.at(-1)).toMatch(
     /^\[#{30}\] 100% {2}partitions (\d+)\/\1 {2}rows 60 {2}\d+ rows\/s {2}succeeded$/,
@@ -191,33 +191,14 @@ it('runs as `npx sluice`', async () => {
 }, 30_000);
 
 /** `sluice …` as a child process, as an operator runs it: exit code and stdout. */
-function child(...argv: string[]): Promise<{ code: number; out: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [join(ROOT, 'bin', 'sluice.js'), ...argv, '--url', url],
-      { cwd: ROOT, env: { ...process.env, NODE_OPTIONS: '' }, timeout: 60_000 },
-      (err, stdout) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, out: stdout }),
-    );
-  });
-}
+const child = (...argv: string[]) => runSluice(url, argv);
 
 it('prints a summary by default and only JSON with --json: partitions retry, backfill start --wait, backfill show per table', async () => {
   const retry = await child('partitions', 'retry');
   expect(retry).toEqual({ code: 0, out: '0 partition(s) retried; the next tick enqueues them\n' });
   const retryJson = await child('partitions', 'retry', '--json');
   expect(JSON.parse(retryJson.out)).toEqual({ epoch: expect.any(Number), retried: [], skipped: [] });
-  const started = await child(
-    'backfill',
-    'start',
-    'Products',
-    '--targets',
-    'replica',
-    '--wait',
-    '--json',
-    '--interval',
-    '200',
-  );
+  const started = await child(...START_PRODUCTS, '--json');
   expect(started.code).toBe(0);
   const job = JSON.parse(started.out) as { id: string; state: string; tables: Array<{ partitions: number }> };
   expect(job).toMatchObject({ state: 'succeeded', rowsWritten: 60 });

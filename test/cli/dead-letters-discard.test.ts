@@ -8,30 +8,19 @@
  */
 process.env.METADATA_SERVER_DETECTION = 'none';
 
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
 import { Random } from '../../local/random';
 import type { LocalStack } from '../../local/stack';
 import { LOCAL } from '../../local/stack-config';
 import { rowValues } from '../../local/values';
 import { until } from '../e2e/support/failures';
 import { startStrictReplicaStack } from '../e2e/support/strict-replica';
+import { runSluice } from './support/child';
 
-const ROOT = join(__dirname, '..', '..');
 let stack: LocalStack;
 let url: string;
 
 /** `sluice …` as a child process (the CLI as an operator runs it): exit code and stdout. */
-function sluice(...argv: string[]): Promise<{ code: number; out: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [join(ROOT, 'bin', 'sluice.js'), ...argv, '--url', url],
-      { cwd: ROOT, env: { ...process.env, NODE_OPTIONS: '' }, timeout: 60_000 },
-      (err, stdout) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, out: stdout }),
-    );
-  });
-}
+const sluice = (...argv: string[]) => runSluice(url, argv);
 
 async function post(path: string, body: unknown, headers: Record<string, string> = {}) {
   const res = await fetch(`${url}${path}`, {
