@@ -12,7 +12,7 @@ import type { LocalStack } from '../../local/stack';
 import { rowValues } from '../../local/values';
 import { until } from '../e2e/support/failures';
 import { startStrictReplicaStack } from '../e2e/support/strict-replica';
-import { launchChromium, requireChromium } from './support/chromium';
+import { launchChromium, openConsole, requireChromium } from './support/chromium';
 
 let stack: LocalStack;
 let browser: BrowserContext | undefined;
@@ -53,9 +53,7 @@ afterAll(async () => {
 });
 
 it('lists both letters, the writer one not replayable, and discards one with the reason typed', async () => {
-  const page = await browser!.newPage();
-  await page.goto(stack.ready.console!);
-  await page.waitForSelector('body[data-loaded="true"]', { timeout: 20_000 });
+  const page = await openConsole(browser!, stack.ready.console!);
   await page.waitForSelector('[data-testid="dead-letter"][data-source="writer"]', { timeout: 20_000 });
   const writer = page.locator('[data-testid="dead-letter"][data-source="writer"]');
   expect(await writer.textContent()).toMatch(

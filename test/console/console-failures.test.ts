@@ -9,7 +9,7 @@ import type { BrowserContext } from 'playwright-core';
 import { type LocalStack, startLocalStack } from '../../local/stack';
 import { LOCAL } from '../../local/stack-config';
 import { committer, status, until } from '../e2e/support/failures';
-import { launchChromium, requireChromium } from './support/chromium';
+import { launchChromium, openConsole, requireChromium } from './support/chromium';
 
 let stack: LocalStack;
 let browser: BrowserContext | undefined;
@@ -41,9 +41,7 @@ it('shows a failed partition in the header badge and a failing table in its card
     },
     60_000,
   );
-  const page = await browser!.newPage();
-  await page.goto(stack.ready.console!);
-  await page.waitForSelector('body[data-loaded="true"]', { timeout: 20_000 });
+  const page = await openConsole(browser!, stack.ready.console!);
   const badge = page.locator('[data-testid="state"]');
   expect(await badge.textContent()).toMatch(/^running · 1 failed partition · table Orders failing$/);
   expect(await badge.getAttribute('class')).toContain('unhealthy');

@@ -5,7 +5,7 @@
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type BrowserContext, chromium } from 'playwright-core';
+import { type BrowserContext, chromium, type Page } from 'playwright-core';
 
 const CHROMIUM = '/usr/bin/chromium';
 
@@ -32,4 +32,12 @@ export function launchChromium(
       ...(options.args ?? []),
     ],
   });
+}
+
+/** A new page on the console at `url`, once the page has loaded the pipeline's state. */
+export async function openConsole(browser: BrowserContext, url: string): Promise<Page> {
+  const page = await browser.newPage();
+  await page.goto(url);
+  await page.waitForSelector('body[data-loaded="true"]', { timeout: 20_000 });
+  return page;
 }
