@@ -5,14 +5,13 @@
  */
 process.env.METADATA_SERVER_DETECTION = 'none';
 
-import { useWriterStack } from './support/use-writer-stack';
-import { names, post } from './support/writer-stack';
+import { dialectOf, useWriterStack } from './support/use-writer-stack';
+import { post } from './support/writer-stack';
 
 const SSN = '123-45-6789';
 const stack = useWriterStack();
 
-const { m, id } = names('GOOGLE_STANDARD_SQL');
-const db = () => stack.database('GOOGLE_STANDARD_SQL');
+const { db, m, id } = dialectOf(stack, 'GOOGLE_STANDARD_SQL');
 
 /** Posts one mutation whose FLOAT64 column holds the SSN; returns the answer and the writer.rejected line. */
 async function refused(env: Record<string, string>) {

@@ -6,14 +6,13 @@
  */
 process.env.METADATA_SERVER_DETECTION = 'none';
 
-import { useWriterStack } from './support/use-writer-stack';
-import { names, post, reasons } from './support/writer-stack';
+import { dialectOf, useWriterStack } from './support/use-writer-stack';
+import { post, reasons } from './support/writer-stack';
 
 const stack = useWriterStack();
 
 describe.each(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'] as const)('%s', (d) => {
-  const db = () => stack.database(d);
-  const { T, m, id } = names(d);
+  const { db, T, m, id } = dialectOf(stack, d);
   let url: string;
 
   beforeAll(async () => {
