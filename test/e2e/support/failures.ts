@@ -1,6 +1,7 @@
 /**
- * Helpers of the failure-family tests on the local stack: condition waits, a committer of fresh rows that
- * counts its mods, the operator routes' answers and the history's row counts.
+ * What the failure-family tests on the local stack share: the first tick and the ticks after it, the
+ * functions' log lines, condition waits, a committer of fresh rows that counts its mods, the operator routes'
+ * answers and posts, and the history's row counts.
  */
 
 import type { FunctionLogLine } from '../../../local/function-process';
