@@ -9,6 +9,7 @@
 process.env.METADATA_SERVER_DETECTION = 'none';
 
 import type { LocalStack } from '../../local/stack';
+import { queueName } from '../../local/stack-config';
 import type { Dialect } from '../../shared/domain/change-record';
 import { addNanos, formatTimestamp, parseTimestamp } from '../../shared/domain/timestamp';
 import { runEventProblems } from '../unit/domain/lineage/open-lineage-schema';
@@ -119,8 +120,13 @@ describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])(
       );
       expect(duplicate.status).toBe(200);
 
+      // The backfill queue is paused (through the official client) while the small job is posted and
+      // cancelled, so no partition of it can finish first: the cancel meets a job that is still running.
+      const backfillQueue = { name: queueName('backfill') };
+      await stack.emulators.tasks.client().pauseQueue(backfillQueue);
       const cancel = await call(api, 'POST', JSON.stringify({ tables: [products.name] }));
       const cancelled = await call(`${api}/${(cancel.json as { id: string }).id}`, 'DELETE');
+      await stack.emulators.tasks.client().resumeQueue(backfillQueue);
       expect((cancelled.json as View).state).toBe('cancelled');
 
       const reloaded = await waitFor(`${api}/${id}`, ['succeeded'], 20_000);
