@@ -6,12 +6,12 @@
  * are left out; a table SLUICE_TABLES leaves out is logged once.
  */
 import { MemoryObjectStore } from '../../shared/adapters/memory/object-store';
+import { READS_AHEAD } from '../../shared/app/common';
 import { DeadLetterStore } from '../../shared/app/ledger/dead-letters';
 import { replayDeadLetters } from '../../shared/app/operator/dead-letter-replay';
 import { newDeadLetter } from '../../shared/domain/dead-letter';
 import { SluiceError } from '../../shared/domain/errors';
 import type { TableSchema } from '../../shared/domain/information-schema';
-
 import { col, record, setup, ts, V1, V2 } from './support/schema-drift-world';
 
 describe('schema drift in the reader batch path', () => {
@@ -201,6 +201,67 @@ describe('schema drift in the reader batch path', () => {
       { Id: '2', Name: 'b2' },
       { Id: '3', Name: 'c' },
     ]);
+  });
+
+  it('overlaps the reads of many timestamps, at most READS_AHEAD at once, and uses them in order', async () => {
+    const s = setup();
+    s.catalog.versions.push({ from: ts(0), schema: V1 });
+    const stamps = Array.from({ length: 30 }, (_, i) => i + 1);
+    for (const at of stamps)
+      s.catalog.rows.push({ at: ts(at), table: 'People', id: '1', row: { Id: '1', Name: `n${at}` } });
+    const read = s.catalog.readRowsAt.bind(s.catalog);
+    let inFlight = 0;
+    let most = 0;
+    const started: bigint[] = [];
+    s.catalog.readRowsAt = async (...args) => {
+      started.push(args[3]);
+      inFlight++;
+      most = Math.max(most, inFlight);
+      // Later timestamps answer first: the rows must still be used in commit order.
+      await new Promise((r) => setTimeout(r, 40 - stamps.findIndex((n) => ts(n) === args[3])));
+      inFlight--;
+      return read(...args);
+    };
+    const update = (at: number) =>
+      record({
+        at: ts(at),
+        modType: 'UPDATE',
+        capture: 'NEW_VALUES',
+        columns: [['Id', 'INT64']],
+        mods: [{ id: '1' }],
+      });
+    await s.write(stamps.map(update));
+    expect(most).toBe(READS_AHEAD);
+    expect(started).toEqual(stamps.map(ts));
+    expect(s.catalog.reads).toHaveLength(stamps.length);
+    expect(s.replica.rows('people')).toEqual([{ Id: '1', Name: 'n30' }]);
+  });
+
+  it('writes nothing of a batch whose read at one commit timestamp fails, the reads before it included', async () => {
+    const s = setup();
+    s.catalog.versions.push({ from: ts(0), schema: V1 });
+    for (const at of [1, 2, 3])
+      s.catalog.rows.push({
+        at: ts(at),
+        table: 'People',
+        id: String(at),
+        row: { Id: String(at), Name: 'x' },
+      });
+    const read = s.catalog.readRowsAt.bind(s.catalog);
+    s.catalog.readRowsAt = async (...args) => {
+      if (args[3] === ts(2)) throw Object.assign(new Error('injected UNAVAILABLE'), { code: 14 });
+      return read(...args);
+    };
+    const update = (at: number) =>
+      record({
+        at: ts(at),
+        modType: 'UPDATE',
+        capture: 'NEW_VALUES',
+        columns: [['Id', 'INT64']],
+        mods: [{ id: String(at) }],
+      });
+    await expect(s.write([update(1), update(2), update(3)])).rejects.toThrow('injected UNAVAILABLE');
+    expect(s.replica.rows('people')).toEqual([]);
   });
 
   it('reads stored generated columns at commit, and keeps a column only the read shows', async () => {

@@ -13,6 +13,7 @@ import { canonicalKey } from '../../domain/row-reads';
 import { addNanos, type Timestamp } from '../../domain/timestamp';
 import type { DimensionReader } from '../../ports/dimension-reader';
 import type { SpannerCatalog } from '../../ports/spanner-catalog';
+import { readAhead } from '../common';
 import type { ReplicatedTable } from '../tables';
 import type { EnrichmentCounters } from './counters';
 import {
@@ -172,7 +173,7 @@ export class Enrichments {
     return e;
   }
 
-  /** Fills fact columns the lookups need from the fact row, grouped by read timestamp (one read each). */
+  /** Fills fact columns the lookups need from the fact row, grouped by read timestamp (one read each, a few in flight). */
   private async complete(
     ports: EnrichmentPorts,
     table: ReplicatedTable,
@@ -189,14 +190,17 @@ export class Enrichments {
       byAt.set(at, group);
     }
     const keys = table.plan.keys;
-    for (const [at, group] of byAt) {
-      const read = await ports.catalog.readRowsAt(table.source, keys, group, at);
-      const rows = new Map(read.rows.map((r) => [canonicalKey(keys, r), r]));
-      for (const values of group) {
-        const row = rows.get(canonicalKey(keys, values));
-        if (!row) continue;
-        for (const c of needed) if (values[c] === undefined && row[c] !== undefined) values[c] = row[c]!;
-      }
-    }
+    await readAhead(
+      [...byAt],
+      ([at, group]) => ports.catalog.readRowsAt(table.source, keys, group, at),
+      (read, [, group]) => {
+        const rows = new Map(read.rows.map((r) => [canonicalKey(keys, r), r]));
+        for (const values of group) {
+          const row = rows.get(canonicalKey(keys, values));
+          if (!row) continue;
+          for (const c of needed) if (values[c] === undefined && row[c] !== undefined) values[c] = row[c]!;
+        }
+      },
+    );
   }
 }

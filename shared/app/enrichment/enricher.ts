@@ -17,6 +17,7 @@ import { GrpcCode, SluiceError } from '../../domain/errors';
 import { formatTimestamp, type Timestamp } from '../../domain/timestamp';
 import type { WriterValue } from '../../domain/value-mapping';
 import type { DimensionReader, KeyValues } from '../../ports/dimension-reader';
+import { readAhead } from '../common';
 import { type CacheStats, LookupCache } from './cache';
 
 /** One fact row to enrich: its column values (keys included) and its commit timestamp. */
@@ -97,14 +98,19 @@ export class Enricher {
       group.set(id, key);
       groups.set(at, group);
     });
-    for (const [at, group] of groups) {
-      const read = await this.read([...group.values()], at);
-      [...group.keys()].forEach((id, i) => {
-        const row = read[i] ?? null;
-        found.set(id, row);
-        if (at === 'latest') this.cache?.set(id, row);
-      });
-    }
+    // One read per timestamp, a few in flight at once (ADR-3003); their types are checked in order.
+    await readAhead(
+      [...groups],
+      ([at, group]) => this.readAsOf([...group.values()], at),
+      (answer, [at, group]) => {
+        const read = this.checked(answer);
+        [...group.keys()].forEach((id, i) => {
+          const row = read[i] ?? null;
+          found.set(id, row);
+          if (at === 'latest') this.cache?.set(id, row);
+        });
+      },
+    );
     return rows.map((r, i) =>
       this.columnsOf(keys[i] ? found.get(this.cacheKey(keys[i]!, this.atOf(r))) : undefined),
     );
@@ -143,9 +149,8 @@ export class Enricher {
     return out;
   }
 
-  /** One read, its reported types checked (@throws SluiceError `permanent` on an incompatible change). */
-  private async read(keys: KeyValues[], at: Timestamp | 'latest') {
-    const { rows, types } = await this.readAsOf(keys, at);
+  /** A read's rows, its reported types checked (@throws SluiceError `permanent` on an incompatible change). */
+  private checked({ rows, types }: Awaited<ReturnType<Enricher['readAsOf']>>) {
     const check = checkDimensionTypes(this.lookup, this.types, types);
     if (check.kind === 'incompatible') throw check.error;
     if (check.kind === 'compatible') {

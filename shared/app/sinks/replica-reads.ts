@@ -1,6 +1,7 @@
 /**
  * The rows of replica changes whose records do not hold them: read from Spanner at exactly the commit
- * timestamp (ADR-102), one read per timestamp, a key without a row there becoming a DELETE of the key.
+ * timestamp (ADR-102), one read per timestamp (several in flight, ADR-3003), a key without a row there
+ * becoming a DELETE of the key.
  */
 import { isSnapshotTooOld } from '../../domain/backfill/snapshot-errors';
 import type { JsonValue } from '../../domain/change-record';
@@ -17,7 +18,8 @@ import { canonicalKey } from '../../domain/row-reads';
 import { formatTimestamp, type Timestamp } from '../../domain/timestamp';
 import { toWriterValue, type ValueIssue, type WriterValue } from '../../domain/value-mapping';
 import type { ReplicaSink } from '../../ports/sinks';
-import type { SpannerCatalog } from '../../ports/spanner-catalog';
+import type { RowsAt, SpannerCatalog } from '../../ports/spanner-catalog';
+import { readAhead } from '../common';
 import type { ReplicatedTable, TableRegistry } from '../tables';
 
 /** The ports the replica path uses. */
@@ -36,19 +38,24 @@ function readTooOld(table: string, at: Timestamp, cause: unknown): SluiceError {
   );
 }
 
-/** Read rows keyed by their canonical key, mapped to writer values of the replicated columns. */
-async function readAt(
-  ports: ReplicaPorts,
-  start: ReplicatedTable,
-  reads: ReplicaReadAtCommit[],
-  issues: ValueIssue[],
-): Promise<{ table: ReplicatedTable; rows: Map<string, Record<string, WriterValue>> }> {
+/** The rows of one timestamp's keys, read at that commit timestamp (the source's name and keys never change). */
+async function readAt(ports: ReplicaPorts, table: ReplicatedTable, reads: ReplicaReadAtCommit[]) {
   const at = (reads[0] as ReplicaReadAtCommit).commitTimestamp;
-  let table = start;
   const keys = reads.map((r) => r.key);
-  const rowsAt = await ports.catalog.readRowsAt(table.source, table.plan.keys, keys, at).catch((err) => {
+  return ports.catalog.readRowsAt(table.source, table.plan.keys, keys, at).catch((err) => {
     throw isSnapshotTooOld(err) ? readTooOld(table.source, at, err) : err;
   });
+}
+
+/** Read rows keyed by their canonical key, mapped to writer values of the replicated columns. */
+async function rowsOf(
+  ports: ReplicaPorts,
+  start: ReplicatedTable,
+  rowsAt: RowsAt,
+  at: Timestamp,
+  issues: ValueIssue[],
+): Promise<{ table: ReplicatedTable; rows: Map<string, Record<string, WriterValue>> }> {
+  let table = start;
   // The read shows the table's columns at `at`: a column added since the plan was made is not lost.
   const drift = columnDrift(table.plan, rowsAt.columns);
   if (drift.length > 0) table = await ports.tables.refresh(table.source, at, drift);
@@ -67,7 +74,7 @@ async function readAt(
 
 /**
  * The UPSERT / DELETE of every change: read-at-commit requests are grouped by commit timestamp and resolved
- * with one read each (a key without a row at that timestamp becomes a DELETE of the key).
+ * with one read each, a few in flight at once (a key without a row at that timestamp becomes a DELETE of the key).
  */
 export async function resolveChanges(
   ports: ReplicaPorts,
@@ -84,11 +91,22 @@ export async function resolveChanges(
   }
   let current = table;
   const read = new Map<ReplicaReadAtCommit, Record<string, WriterValue> | null>();
-  for (const group of byTimestamp.values()) {
-    const out = await readAt(ports, current, group, issues);
-    current = out.table;
-    for (const c of group) read.set(c, out.rows.get(canonicalKey(current.plan.keys, c.key)) ?? null);
-  }
+  // The reads overlap (a few ahead); their rows are used in timestamp order, so a drift is refreshed once.
+  await readAhead(
+    [...byTimestamp.values()],
+    (group) => readAt(ports, table, group),
+    async (rowsAt, group) => {
+      const out = await rowsOf(
+        ports,
+        current,
+        rowsAt,
+        (group[0] as ReplicaReadAtCommit).commitTimestamp,
+        issues,
+      );
+      current = out.table;
+      for (const c of group) read.set(c, out.rows.get(canonicalKey(current.plan.keys, c.key)) ?? null);
+    },
+  );
   const rows = changes.map((c): ReplicaUpsert | ReplicaDelete => {
     if (c.kind !== 'read-at-commit') return c;
     const { columnTypes, reason: _reason, kind: _kind, ...common } = c;
