@@ -152,11 +152,43 @@ function addIndexes(tables: Map<string, WriterTable>, rows: unknown[]): void {
       .map((p) => p.column);
 }
 
+/** The first item of each name, exact and case-folded: what `find` over the list would return, in O(1). */
+interface NameIndex<T> {
+  size: number;
+  exact: Map<string, T>;
+  folded: Map<string, T>;
+}
+
+const nameIndexes = new WeakMap<readonly { name: string }[], NameIndex<{ name: string }>>();
+
+/**
+ * The item named `name`, matched exactly, then (GoogleSQL) case-insensitively; the first in list order either
+ * way. Every mutation of a request looks its table and columns up here, so the lookup is by a map built once
+ * per list (again if the list grew).
+ */
+function byName<T extends { name: string }>(
+  items: readonly T[],
+  name: string,
+  dialect: Dialect,
+): T | undefined {
+  let index = nameIndexes.get(items) as NameIndex<T> | undefined;
+  if (!index || index.size !== items.length) {
+    index = { size: items.length, exact: new Map(), folded: new Map() };
+    for (const item of items) {
+      if (!index.exact.has(item.name)) index.exact.set(item.name, item);
+      const folded = item.name.toLowerCase();
+      if (!index.folded.has(folded)) index.folded.set(folded, item);
+    }
+    nameIndexes.set(items, index);
+  }
+  const exact = index.exact.get(name);
+  if (exact || dialect === 'POSTGRESQL') return exact;
+  return index.folded.get(name.toLowerCase());
+}
+
 /** The table named `name`: GoogleSQL names match case-insensitively, PostgreSQL names exactly. */
 export function findTable(catalog: WriterCatalog, name: string): WriterTable | undefined {
-  const exact = catalog.tables.find((t) => t.name === name);
-  if (exact || catalog.dialect === 'POSTGRESQL') return exact;
-  return catalog.tables.find((t) => t.name.toLowerCase() === name.toLowerCase());
+  return byName(catalog.tables, name, catalog.dialect);
 }
 
 /** The column named `name` of `table`, matched like {@link findTable}. */
@@ -165,7 +197,5 @@ export function findColumn(
   table: WriterTable,
   name: string,
 ): WriterColumn | undefined {
-  const exact = table.columns.find((c) => c.name === name);
-  if (exact || catalog.dialect === 'POSTGRESQL') return exact;
-  return table.columns.find((c) => c.name.toLowerCase() === name.toLowerCase());
+  return byName(table.columns, name, catalog.dialect);
 }

@@ -93,8 +93,13 @@ function typeDelete(
   };
 }
 
-function typeColumn(catalog: WriterCatalog, table: WriterTable, name: string, value: unknown, path: string) {
-  const column = findColumn(catalog, table, name);
+function typeColumn(
+  column: WriterColumn | undefined,
+  table: WriterTable,
+  name: string,
+  value: unknown,
+  path: string,
+) {
   if (!column)
     return {
       problem: `${path}.row.${name}: no column ${JSON.stringify(name)} in table ${table.name}`,
@@ -123,20 +128,25 @@ function typeWrite(
   let schemaMiss = false;
   const columns: WriterColumn[] = [];
   const values: WireValue[] = [];
+  const written = new Set<WriterColumn>();
+  /** The names as the database spells them (a name without a column as sent). */
+  const named = new Set<string>();
   for (const [name, raw] of Object.entries(m.row)) {
-    const t = typeColumn(catalog, table, name, raw, path);
+    const column = findColumn(catalog, table, name);
+    named.add(column?.name ?? name);
+    const t = typeColumn(column, table, name, raw, path);
     if ('problem' in t) {
       problems.push(t.problem as string);
       schemaMiss ||= t.miss === true;
-    } else if (columns.includes(t.column))
+    } else if (written.has(t.column))
       problems.push(`${path}.row.${name}: column ${t.column.name} is named twice`);
     else {
+      written.add(t.column);
       columns.push(t.column);
       values.push(t.value);
     }
   }
-  const named = Object.keys(m.row).map((n) => findColumn(catalog, table, n)?.name ?? n);
-  const missing = table.primaryKey.filter((k) => !named.includes(k));
+  const missing = table.primaryKey.filter((k) => !named.has(k));
   if (missing.length && !schemaMiss)
     problems.push(`${path}.row: lacks primary-key column(s) ${missing.join(', ')}`);
   if (problems.length) return { ok: false, problems, schemaMiss };

@@ -118,8 +118,29 @@ function tooDeep(value: unknown, what: string): Parsed<never> | undefined {
   };
 }
 
+const WRITE_OPS: ReadonlySet<unknown> = new Set(['insert', 'update', 'insertOrUpdate', 'replace']);
+
+/**
+ * A mutation of exactly the shape the schemas accept, checked without them: three members, a non-empty table
+ * name, and a row that is a plain object or a non-empty key list. Every request's every mutation comes this
+ * way; anything else goes to the schemas, which name each problem.
+ */
+function plainMutation(m: Record<string, unknown>, index: number): MutationInput | undefined {
+  const { op, table, row, key } = m;
+  if (typeof table !== 'string' || table === '' || Object.keys(m).length !== 3) return undefined;
+  if (op === 'delete') return Array.isArray(key) && key.length > 0 ? { index, op, table, key } : undefined;
+  if (!WRITE_OPS.has(op) || typeof row !== 'object' || row === null || Array.isArray(row)) return undefined;
+  if (Object.getPrototypeOf(row) !== Object.prototype) return undefined;
+  return { index, op: op as Exclude<MutationOp, 'delete'>, table, row: row as Record<string, unknown> };
+}
+
 function parseMutation(raw: unknown, index: number): Parsed<MutationInput> {
   const path = `mutations[${index}]`;
+  const plain =
+    typeof raw === 'object' && raw !== null && !Array.isArray(raw)
+      ? plainMutation(raw as Record<string, unknown>, index)
+      : undefined;
+  if (plain) return { ok: true, value: plain };
   const op = (raw as { op?: unknown } | null)?.op;
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
     return { ok: false, problems: [`${path}: must be an object {"op", "table", "row" | "key"}`] };

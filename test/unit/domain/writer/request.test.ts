@@ -103,3 +103,38 @@ test('a Pub/Sub push envelope carries the same body in base64, with its message 
     'message.data: must be the base64 of the JSON body {"mutations": [...]}',
   ]);
 });
+
+test('shapes next to the plain one are refused with their problem, not let through', () => {
+  expect(
+    problems({
+      mutations: [
+        { op: 'insert', table: 'T', key: ['1'] },
+        { op: 'delete', table: 'T', row: { Id: '1' } },
+        { op: 'insert', table: 'T', row: null },
+        { op: 'insert', table: 7, row: {} },
+        { op: 'insert', row: {}, extra: 1 },
+        { op: 'delete', table: 'T', key: '1' },
+      ],
+    }),
+  ).toEqual([
+    'mutations[0].row: must be an object of column name to value',
+    expect.stringMatching(/^mutations\[0\]: Unrecognized key: "key"/),
+    'mutations[1].key: must be the list of primary-key values, in key order',
+    expect.stringMatching(/^mutations\[1\]: Unrecognized key: "row"/),
+    'mutations[2].row: must be an object of column name to value',
+    'mutations[3].table: must be a table name (a string)',
+    'mutations[4].table: must be a table name (a string)',
+    expect.stringMatching(/^mutations\[4\]: Unrecognized key: "extra"/),
+    'mutations[5].key: must be the list of primary-key values, in key order',
+  ]);
+});
+
+test('a row keeps every member the producer sent, "__proto__" included (typing then names it)', () => {
+  const r = parseWriteRequest(
+    '{"mutations": [{"op": "insert", "table": "T", "row": {"Id": "1", "__proto__": 2}}]}',
+    10,
+  );
+  if (!r.ok) throw new Error(r.problems.join('; '));
+  const [m] = r.value.mutations;
+  expect(m && 'row' in m ? Object.keys(m.row) : undefined).toEqual(['Id', '__proto__']);
+});
