@@ -4,8 +4,7 @@
  * decides which groups to re-send), so a failed call is returned, not thrown, with the reports that came
  * before it. Each call is bounded by its own timer as well as the gRPC deadline, so a stalled stream ends.
  */
-import { type Database, MutationGroup, Spanner } from '@google-cloud/spanner';
-import type { SpannerType } from '../../domain/change-record';
+import { type Database, MutationGroup } from '@google-cloud/spanner';
 import { GrpcCode } from '../../domain/errors';
 import { fromSecondsAndNanos } from '../../domain/timestamp';
 import type { TypedMutation } from '../../domain/writer/mutations';
@@ -25,37 +24,47 @@ interface BatchWriteResponse {
   commitTimestamp?: { seconds?: unknown; nanos?: number | null } | null;
 }
 
+/** `google.protobuf.Value` as the request carries it. */
+type ProtoValue =
+  | { nullValue: 'NULL_VALUE' }
+  | { boolValue: boolean }
+  | { numberValue: number }
+  | { stringValue: string }
+  | { listValue: { values: ProtoValue[] } };
+
 /**
- * A typed value as the client must be given it to send exactly that value: floats wrapped (the client would
- * turn an integral number into an INT64-style string), everything else already in its wire form.
+ * A typed value as the wire carries it. Typing left only FLOAT64 / FLOAT32 as numbers (INT64 and the rest are
+ * strings, non-finite floats the strings Spanner reads), so the mapping needs no column type, and nothing
+ * passes through the client's value codec, which would first have to be told a number is a float.
  */
-function clientValue(value: WireValue, type: SpannerType): unknown {
-  if (value === null) return null;
-  if (type.code === 'ARRAY' && Array.isArray(value)) {
-    const element = type.arrayElementType as SpannerType;
-    return value.map((v) => clientValue(v, element));
-  }
-  if (typeof value === 'number')
-    return type.code === 'FLOAT32' ? Spanner.float32(value) : Spanner.float(value);
-  return value;
+function protoValue(value: WireValue): ProtoValue {
+  if (value === null) return { nullValue: 'NULL_VALUE' };
+  if (typeof value === 'string') return { stringValue: value };
+  if (typeof value === 'number') return { numberValue: value };
+  if (typeof value === 'boolean') return { boolValue: value };
+  return { listValue: { values: value.map(protoValue) } };
 }
 
-function groupOf(m: TypedMutation): MutationGroup {
-  const g = new MutationGroup();
-  const values = m.values.map((v, i) => clientValue(v, m.types[i] as SpannerType));
-  if (m.op === 'delete') {
-    g.deleteRows(m.table, [values] as never);
-    return g;
+/** `google.spanner.v1.BatchWriteRequest.MutationGroup` of one mutation, built from its wire values. */
+function wireGroup(m: TypedMutation) {
+  const values = { values: m.values.map(protoValue) };
+  if (m.op === 'delete') return { mutations: [{ delete: { table: m.table, keySet: { keys: [values] } } }] };
+  // The ops are the request's own field names: insert, update, insertOrUpdate, replace.
+  return { mutations: [{ [m.op]: { table: m.table, columns: m.columns, values: [values] } }] };
+}
+
+/**
+ * A mutation group the client sends as built here: the client takes each group's `proto()` for the request
+ * (`Database#batchWriteAtLeastOnce`), so its session handling, retry on a lost session, headers and tracing stay
+ * the client's own.
+ */
+class WireMutationGroup extends MutationGroup {
+  constructor(private readonly wire: ReturnType<typeof wireGroup>) {
+    super();
   }
-  const row: Record<string, unknown> = {};
-  m.columns.forEach((c, i) => {
-    row[c] = values[i];
-  });
-  if (m.op === 'insert') g.insert(m.table, row);
-  else if (m.op === 'update') g.update(m.table, row);
-  else if (m.op === 'replace') g.replace(m.table, row);
-  else g.upsert(m.table, row);
-  return g;
+  override proto(): ReturnType<MutationGroup['proto']> {
+    return this.wire as ReturnType<MutationGroup['proto']>;
+  }
 }
 
 function statusOf(err: unknown): GroupStatus {
@@ -91,7 +100,7 @@ export class SpannerMutationSink implements MutationSink {
   constructor(private readonly database: Database) {}
 
   batchWrite(mutations: TypedMutation[], options: BatchWriteOptions): Promise<BatchWriteResult> {
-    const groups = mutations.map(groupOf);
+    const groups = mutations.map((m) => new WireMutationGroup(wireGroup(m)));
     const reports: GroupReport[] = [];
     return new Promise((resolve) => {
       let settled = false;
