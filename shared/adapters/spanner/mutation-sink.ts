@@ -45,12 +45,22 @@ function protoValue(value: WireValue): ProtoValue {
   return { listValue: { values: value.map(protoValue) } };
 }
 
-/** `google.spanner.v1.BatchWriteRequest.MutationGroup` of one mutation, built from its wire values. */
-function wireGroup(m: TypedMutation) {
+/**
+ * `google.spanner.v1.BatchWriteRequest.MutationGroup` of one mutation. An instance of a class, not a plain
+ * object: the client deep-copies a request's plain objects before sending it (`extend(true, …)` in
+ * `Spanner#prepareGapicRequest_`), which would copy every value again, and passes other objects, like its own
+ * protobuf groups, as they are.
+ */
+class GroupProto {
+  constructor(readonly mutations: Array<Record<string, unknown>>) {}
+}
+
+/** The group of one mutation, built from its wire values. */
+function wireGroup(m: TypedMutation): GroupProto {
   const values = { values: m.values.map(protoValue) };
-  if (m.op === 'delete') return { mutations: [{ delete: { table: m.table, keySet: { keys: [values] } } }] };
+  if (m.op === 'delete') return new GroupProto([{ delete: { table: m.table, keySet: { keys: [values] } } }]);
   // The ops are the request's own field names: insert, update, insertOrUpdate, replace.
-  return { mutations: [{ [m.op]: { table: m.table, columns: m.columns, values: [values] } }] };
+  return new GroupProto([{ [m.op]: { table: m.table, columns: m.columns, values: [values] } }]);
 }
 
 /**
@@ -59,7 +69,7 @@ function wireGroup(m: TypedMutation) {
  * the client's own.
  */
 class WireMutationGroup extends MutationGroup {
-  constructor(private readonly wire: ReturnType<typeof wireGroup>) {
+  constructor(private readonly wire: GroupProto) {
     super();
   }
   override proto(): ReturnType<MutationGroup['proto']> {
