@@ -106,11 +106,10 @@ export class SpannerCatalogReader implements SpannerCatalog {
         name: f.name,
         type: parseTypeJson(f.type, `${table} read.rowType.fields[${n}] (column ${table}.${f.name})`),
       }));
+      const names = out.columns.map((c) => c.name);
       for (const values of rows) {
         const row: Record<string, JsonValue> = {};
-        out.columns.forEach((c, n) => {
-          row[c.name] = (values[n] ?? null) as JsonValue;
-        });
+        for (let n = 0; n < names.length; n++) row[names[n] as string] = (values[n] ?? null) as JsonValue;
         out.rows.push(row);
       }
     }

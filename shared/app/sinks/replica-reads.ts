@@ -59,14 +59,15 @@ async function rowsOf(
   // The read shows the table's columns at `at`: a column added since the plan was made is not lost.
   const drift = columnDrift(table.plan, rowsAt.columns);
   if (drift.length > 0) table = await ports.tables.refresh(table.source, at, drift);
+  // The replicated columns of the read, in its order, each with the path its value problems name.
+  const replicated = rowsAt.columns
+    .filter((c) => table.plan.columns.has(c.name))
+    .map((c) => ({ name: c.name, type: c.type, path: `${table.source}.${c.name}` }));
   const rows = new Map<string, Record<string, WriterValue>>();
   for (const values of rowsAt.rows) {
     const row: Record<string, WriterValue> = {};
-    for (const c of rowsAt.columns) {
-      if (!table.plan.columns.has(c.name)) continue;
-      const path = `${table.source}.${c.name}`;
-      row[c.name] = toWriterValue(path, c.type, (values[c.name] ?? null) as JsonValue, issues);
-    }
+    for (const c of replicated)
+      row[c.name] = toWriterValue(c.path, c.type, (values[c.name] ?? null) as JsonValue, issues);
     rows.set(canonicalKey(table.plan.keys, values), row);
   }
   return { table, rows };
@@ -109,7 +110,13 @@ export async function resolveChanges(
   );
   const rows = changes.map((c): ReplicaUpsert | ReplicaDelete => {
     if (c.kind !== 'read-at-commit') return c;
-    const { columnTypes, reason: _reason, kind: _kind, ...common } = c;
+    // Named one by one (typed, so a field added to every change is not forgotten): cheaper than a rest copy.
+    const common: Omit<ReplicaUpsert, 'kind' | 'row'> = {
+      table: c.table,
+      commitTimestamp: c.commitTimestamp,
+      key: c.key,
+      sequence: c.sequence,
+    };
     const row = read.get(c) ?? null;
     // Either way the row carries the exact companions of TIMESTAMP key columns (ADR-1402).
     if (row) return { ...common, kind: 'upsert', row: addExactKeys(row, c.key, current.plan.keys) };
