@@ -36,17 +36,16 @@ export function issuePath(path: readonly PropertyKey[]): string {
  */
 export function millis(min: number, max: number, fallback: number) {
   const rule = `must be a whole number of milliseconds from ${min} to ${max}`;
-  return z
-    .preprocess(
-      (v) => (typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v),
-      z.number({ error: rule }).int(rule).min(min, rule).max(max, rule),
-    )
-    .default(fallback);
+  return boundedWholeNumber(rule, min, max, fallback);
 }
 
 /** A whole number in `[min, max]`, given as a number or a decimal string, with a default. */
 export function wholeNumber(min: number, max: number, fallback: number) {
-  const rule = `must be a whole number from ${min} to ${max}`;
+  return boundedWholeNumber(`must be a whole number from ${min} to ${max}`, min, max, fallback);
+}
+
+/** A whole number in `[min, max]` (a number or a decimal string) or `fallback`; `rule` names the range. */
+function boundedWholeNumber(rule: string, min: number, max: number, fallback: number) {
   return z
     .preprocess(
       (v) => (typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v),

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { ConfigError, type ConfigIssue } from '../config';
 import { parseVariables } from '../env-variables';
 import { type LogValues, logValuesSchema } from '../log-values';
-import { millis } from '../zod-helpers';
+import { millis, wholeNumber } from '../zod-helpers';
 import { type BatchLimits, DEFAULT_BATCH_LIMITS } from './batching';
 import { type ConstraintViolationPolicy, DEFAULT_RETRY, type RetrySettings } from './policy';
 
@@ -38,16 +38,6 @@ export interface WriterConfig {
 /** The writer's body limit when `SLUICE_WRITER_MAX_BODY_BYTES` is not set. */
 export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
 
-function count(min: number, max: number, fallback: number) {
-  const rule = `must be a whole number from ${min} to ${max}`;
-  return z
-    .preprocess(
-      (v) => (typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v),
-      z.number({ error: rule }).int(rule).min(min, rule).max(max, rule),
-    )
-    .default(fallback);
-}
-
 const required = (pattern: RegExp, rule: string) =>
   z.string({ error: (i) => (i.input === undefined ? 'is required' : rule) }).regex(pattern, rule);
 
@@ -71,17 +61,17 @@ const schema = z.strictObject({
     .string()
     .regex(/^[A-Za-z0-9._\-/]{1,200}\/$/, 'must be an object name prefix ending with /')
     .optional(),
-  SLUICE_WRITER_MAX_BATCH_CELLS: count(1, 1_000_000, DEFAULT_BATCH_LIMITS.maxCells),
-  SLUICE_WRITER_MAX_BATCH_MUTATIONS: count(1, 1_000_000, DEFAULT_BATCH_LIMITS.maxMutations),
-  SLUICE_WRITER_MAX_BATCH_BYTES: count(1_024, 200 * 1024 * 1024, DEFAULT_BATCH_LIMITS.maxBytes),
-  SLUICE_WRITER_MAX_ATTEMPTS: count(1, 100, DEFAULT_RETRY.maxAttempts),
+  SLUICE_WRITER_MAX_BATCH_CELLS: wholeNumber(1, 1_000_000, DEFAULT_BATCH_LIMITS.maxCells),
+  SLUICE_WRITER_MAX_BATCH_MUTATIONS: wholeNumber(1, 1_000_000, DEFAULT_BATCH_LIMITS.maxMutations),
+  SLUICE_WRITER_MAX_BATCH_BYTES: wholeNumber(1_024, 200 * 1024 * 1024, DEFAULT_BATCH_LIMITS.maxBytes),
+  SLUICE_WRITER_MAX_ATTEMPTS: wholeNumber(1, 100, DEFAULT_RETRY.maxAttempts),
   SLUICE_WRITER_BATCH_WRITE_TIMEOUT_MS: millis(1_000, 600_000, DEFAULT_RETRY.batchWriteTimeoutMs),
   SLUICE_WRITER_BACKOFF_INITIAL_MS: millis(1, 60_000, DEFAULT_RETRY.backoffInitialMs),
   SLUICE_WRITER_BACKOFF_MAX_MS: millis(1, 600_000, DEFAULT_RETRY.backoffMaxMs),
   SLUICE_WRITER_REQUEST_DEADLINE_MS: millis(1_000, 3_600_000, 400_000),
-  SLUICE_WRITER_CONCURRENCY: count(1, 64, 8),
-  SLUICE_WRITER_MAX_REQUEST_MUTATIONS: count(1, 100_000, 10_000),
-  SLUICE_WRITER_MAX_BODY_BYTES: count(1_024, 32 * 1024 * 1024, DEFAULT_MAX_BODY_BYTES),
+  SLUICE_WRITER_CONCURRENCY: wholeNumber(1, 64, 8),
+  SLUICE_WRITER_MAX_REQUEST_MUTATIONS: wholeNumber(1, 100_000, 10_000),
+  SLUICE_WRITER_MAX_BODY_BYTES: wholeNumber(1_024, 32 * 1024 * 1024, DEFAULT_MAX_BODY_BYTES),
   SLUICE_WRITER_CONSTRAINT_VIOLATION_POLICY: z
     .enum(['fail', 'route-to-failure-handler'], 'must be fail or route-to-failure-handler')
     .default('fail'),
