@@ -7,7 +7,7 @@ import { LineageClient } from '@google-cloud/lineage';
 import type { Json } from '../../../shared/domain/lineage/struct';
 import { startAdminServerIfAsked } from '../common/admin-http';
 import { type ActiveFault, FaultInjector, type FaultRule, sleep } from '../common/faults';
-import { loopbackClients } from '../common/grpc-clients';
+import { servedOnLoopback } from '../common/grpc-clients';
 import { LineagePersistence } from './persist';
 import { startLineageGrpc } from './server';
 import { LineageState, type ReceivedEvent } from './state';
@@ -96,16 +96,12 @@ export async function startLineageEmulator(options: LineageEmulatorOptions = {})
     'GET /events': () => admin.events() as unknown as Json,
     'GET /edges': () => admin.edges(),
   });
-  const clients = loopbackClients(grpc.port, (o) => new LineageClient(o));
+  const served = servedOnLoopback(grpc, adminServer, (o) => new LineageClient(o));
   return {
-    address: grpc.address,
-    port: grpc.port,
-    adminUrl: adminServer?.url,
-    client: clients.make,
+    ...served,
     admin,
     stop: async () => {
-      await clients.closeAll();
-      await Promise.all([grpc.stop(), adminServer?.stop()]);
+      await served.stop();
       persistence?.close();
     },
   };

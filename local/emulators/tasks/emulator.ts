@@ -7,7 +7,7 @@
 import { CloudTasksClient } from '@google-cloud/tasks';
 import { startAdminServerIfAsked } from '../common/admin-http';
 import { type ActiveFault, FaultInjector, type FaultRule, sleep } from '../common/faults';
-import { loopbackClients } from '../common/grpc-clients';
+import { servedOnLoopback } from '../common/grpc-clients';
 import type { AttemptResult } from './dispatch';
 import { Dispatcher } from './dispatcher';
 import { parseQueueName } from './names';
@@ -204,18 +204,14 @@ export async function startTasksEmulator(options: TasksEmulatorOptions = {}): Pr
     'GET /tasks': (_body, url) => admin.tasks(url.searchParams.get('queue') ?? undefined),
     'GET /reserved': () => admin.reservedNames(),
   });
-  const clients = loopbackClients(grpc.port, (o) => new CloudTasksClient(o));
+  const served = servedOnLoopback(grpc, adminServer, (o) => new CloudTasksClient(o));
   return {
-    address: grpc.address,
-    port: grpc.port,
-    adminUrl: adminServer?.url,
-    client: clients.make,
+    ...served,
     admin,
     stop: async () => {
       dispatcher.stop();
       persistence?.close();
-      await clients.closeAll();
-      await Promise.all([grpc.stop(), adminServer?.stop()]);
+      await served.stop();
     },
   };
 }
