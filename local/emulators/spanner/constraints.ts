@@ -85,7 +85,12 @@ function verifyReferencing(ctx: ConstraintContext, w: WrittenRow, row: Row): voi
     if (key.values.some((v) => v === null)) continue; // a NULL in the key: nothing is referenced
     const parent = ctx.schema.get(fk.referencedTable);
     if (!exists(ctx, parent, columnNames(ctx.schema, parent, fk.referencedColumns), key.values))
-      throw foreignKeyReferencedKeyNotFound(fk.name, w.table.name, parent.name, debugOf(key));
+      throw foreignKeyReferencedKeyNotFound({
+        fk: fk.name,
+        referencing: w.table.name,
+        referenced: parent.name,
+        key: debugOf(key),
+      });
   }
 }
 
@@ -99,7 +104,12 @@ function verifyReferenced(ctx: ConstraintContext, w: WrittenRow): void {
     const kept = w.after && refCols.every((c) => sameValue(w.after?.[c] ?? null, before[c] ?? null));
     if (kept || old.values.some((v) => v === null)) continue;
     if (exists(ctx, child, columnNames(ctx.schema, child, fk.columns), old.values))
-      throw foreignKeyReferencingKeyFound(fk.name, child.name, w.table.name, debugOf(old));
+      throw foreignKeyReferencingKeyFound({
+        fk: fk.name,
+        referencing: child.name,
+        referenced: w.table.name,
+        key: debugOf(old),
+      });
   }
 }
 

@@ -77,29 +77,27 @@ export function valueExceedsLimit(column: string, size: number, limit: number): 
   );
 }
 
+/** A write against foreign key `fk` of table `referencing` on table `referenced`; `key` in debug form. */
+export interface ForeignKeyViolation {
+  fk: string;
+  referencing: string;
+  referenced: string;
+  key: string;
+}
+
 /** FAILED_PRECONDITION: a referencing row whose referenced key does not exist. */
-export function foreignKeyReferencedKeyNotFound(
-  fk: string,
-  referencing: string,
-  referenced: string,
-  key: string,
-): SpannerError {
+export function foreignKeyReferencedKeyNotFound(v: ForeignKeyViolation): SpannerError {
   return new SpannerError(
     Code.FAILED_PRECONDITION,
-    `Foreign key \`${fk}\` constraint violation on table \`${referencing}\`. Cannot find referenced key \`${key}\` in table \`${referenced}\`.`,
+    `Foreign key \`${v.fk}\` constraint violation on table \`${v.referencing}\`. Cannot find referenced key \`${v.key}\` in table \`${v.referenced}\`.`,
   );
 }
 
 /** FAILED_PRECONDITION: a referenced row deleted (or its key changed) while a referencing row exists. */
-export function foreignKeyReferencingKeyFound(
-  fk: string,
-  referencing: string,
-  referenced: string,
-  key: string,
-): SpannerError {
+export function foreignKeyReferencingKeyFound(v: ForeignKeyViolation): SpannerError {
   return new SpannerError(
     Code.FAILED_PRECONDITION,
-    `Foreign key \`${fk}\` constraint violation when deleting or updating referenced key \`${key}\` in table \`${referenced}\`. A row with that key exists in the referencing table \`${referencing}\`.`,
+    `Foreign key \`${v.fk}\` constraint violation when deleting or updating referenced key \`${v.key}\` in table \`${v.referenced}\`. A row with that key exists in the referencing table \`${v.referencing}\`.`,
   );
 }
 
