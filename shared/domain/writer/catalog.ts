@@ -38,38 +38,39 @@ export interface WriterCatalog {
   tables: WriterTable[];
 }
 
-function query(dialect: Dialect, googleSql: string, postgres: string): SpannerQuery {
-  return { sql: dialect === 'POSTGRESQL' ? postgres : googleSql, params: {}, types: {} };
+/**
+ * `SELECT columns FROM INFORMATION_SCHEMA.view` over the user schemas, then `and` (a further condition, or
+ * nothing); PostgreSQL names the same columns and view in lower case.
+ */
+function overUserSchemas(dialect: Dialect, columns: string, view: string, and = ''): SpannerQuery {
+  const sql =
+    dialect === 'POSTGRESQL'
+      ? `SELECT ${columns.toLowerCase()} FROM information_schema.${view.toLowerCase()} WHERE ${USER_SCHEMAS_POSTGRES}`
+      : `SELECT ${columns} FROM INFORMATION_SCHEMA.${view} WHERE ${USER_SCHEMAS_GOOGLE_SQL}`;
+  return { sql: sql + and, params: {}, types: {} };
 }
 
 /** Base tables. */
 export function writerTablesQuery(dialect: Dialect): SpannerQuery {
-  return query(
-    dialect,
-    `SELECT TABLE_SCHEMA, TABLE_NAME FROM INFORMATION_SCHEMA.TABLES WHERE ${USER_SCHEMAS_GOOGLE_SQL} AND TABLE_TYPE = 'BASE TABLE'`,
-    `SELECT table_schema, table_name FROM information_schema.tables WHERE ${USER_SCHEMAS_POSTGRES} AND table_type = 'BASE TABLE'`,
-  );
+  const type = dialect === 'POSTGRESQL' ? 'table_type' : 'TABLE_TYPE';
+  return overUserSchemas(dialect, 'TABLE_SCHEMA, TABLE_NAME', 'TABLES', ` AND ${type} = 'BASE TABLE'`);
 }
 
 /** Every column of every table. */
 export function writerColumnsQuery(dialect: Dialect): SpannerQuery {
-  return query(
+  return overUserSchemas(
     dialect,
-    'SELECT TABLE_SCHEMA, TABLE_NAME, COLUMN_NAME, ORDINAL_POSITION, SPANNER_TYPE, IS_NULLABLE, IS_GENERATED ' +
-      `FROM INFORMATION_SCHEMA.COLUMNS WHERE ${USER_SCHEMAS_GOOGLE_SQL}`,
-    'SELECT table_schema, table_name, column_name, ordinal_position, spanner_type, is_nullable, is_generated ' +
-      `FROM information_schema.columns WHERE ${USER_SCHEMAS_POSTGRES}`,
+    'TABLE_SCHEMA, TABLE_NAME, COLUMN_NAME, ORDINAL_POSITION, SPANNER_TYPE, IS_NULLABLE, IS_GENERATED',
+    'COLUMNS',
   );
 }
 
 /** Every column of every index (the primary key included, as `PRIMARY_KEY`). */
 export function writerIndexColumnsQuery(dialect: Dialect): SpannerQuery {
-  return query(
+  return overUserSchemas(
     dialect,
-    'SELECT TABLE_SCHEMA, TABLE_NAME, INDEX_NAME, COLUMN_NAME, ORDINAL_POSITION ' +
-      `FROM INFORMATION_SCHEMA.INDEX_COLUMNS WHERE ${USER_SCHEMAS_GOOGLE_SQL}`,
-    'SELECT table_schema, table_name, index_name, column_name, ordinal_position ' +
-      `FROM information_schema.index_columns WHERE ${USER_SCHEMAS_POSTGRES}`,
+    'TABLE_SCHEMA, TABLE_NAME, INDEX_NAME, COLUMN_NAME, ORDINAL_POSITION',
+    'INDEX_COLUMNS',
   );
 }
 
