@@ -84,6 +84,11 @@ export function intFlag(options: CliOptions, key: string, fallback: number): num
   return Number(value);
 }
 
+/** `--port` and `--admin-port`, which most emulators take: 0 (a free port) for one that is absent. */
+export function portAndAdminPort(options: CliOptions): { port: number; adminPort: number } {
+  return { port: intFlag(options, 'port', 0), adminPort: intFlag(options, 'adminPort', 0) };
+}
+
 /** A comma-separated flag's items (none when the flag is absent). */
 export function listFlag(options: CliOptions, key: string): string[] {
   return stringFlag(options, key)?.split(',') ?? [];

@@ -2,7 +2,7 @@
  * `npm run emulator -- gcs [--port 9199] [--admin-port 9200] [--bucket name] [--min-write-interval-ms 1000]
  *  [--data-dir dir]`.
  */
-import { type EmulatorCli, givenFlags, intFlag, listFlag } from '../cli';
+import { type EmulatorCli, givenFlags, intFlag, listFlag, portAndAdminPort } from '../cli';
 import { startGcsEmulator } from './emulator';
 
 /** Entry point used by `local/emulators/cli.ts`. */
@@ -12,8 +12,7 @@ export const cli: EmulatorCli = {
   portFlags: { http: 'port', admin: 'adminPort' },
   async start(options) {
     const emulator = await startGcsEmulator({
-      port: intFlag(options, 'port', 0),
-      adminPort: intFlag(options, 'adminPort', 0),
+      ...portAndAdminPort(options),
       buckets: listFlag(options, 'bucket'),
       minWriteIntervalMs: intFlag(options, 'minWriteIntervalMs', 0),
       ...givenFlags(options, 'dataDir'),

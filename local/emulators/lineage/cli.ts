@@ -1,5 +1,5 @@
 /** `npm run emulator -- lineage [--port 9040] [--admin-port 9041] [--data-dir dir]`. */
-import { type EmulatorCli, givenFlags, intFlag } from '../cli';
+import { type EmulatorCli, givenFlags, portAndAdminPort } from '../cli';
 import { startLineageEmulator } from './emulator';
 
 /** Entry point used by `local/emulators/cli.ts`. */
@@ -8,8 +8,7 @@ export const cli: EmulatorCli = {
   portFlags: { grpc: 'port', admin: 'adminPort' },
   async start(options) {
     const emulator = await startLineageEmulator({
-      port: intFlag(options, 'port', 0),
-      adminPort: intFlag(options, 'adminPort', 0),
+      ...portAndAdminPort(options),
       ...givenFlags(options, 'dataDir'),
     });
     return {

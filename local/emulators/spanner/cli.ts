@@ -9,6 +9,7 @@ import {
   type EmulatorCli,
   givenFlags,
   intFlag,
+  portAndAdminPort,
   stringFlag,
   switchFlag,
 } from '../cli';
@@ -31,8 +32,7 @@ export const cli: EmulatorCli = {
     if (options.dialect !== undefined && database === undefined)
       throw new Error('--dialect is the dialect of the --database it creates: give --database too');
     const emu = await startSpannerEmulator({
-      port: intFlag(options, 'port', 0),
-      adminPort: intFlag(options, 'adminPort', 0),
+      ...portAndAdminPort(options),
       ...(options.partitions === undefined ? {} : { partitions: intFlag(options, 'partitions', 0) }),
       ...(options.partitionBytes === undefined
         ? {}

@@ -3,7 +3,7 @@
  * [--tombstone-ms 3600000] [--min-dispatch-deadline-ms 15000] [--data-dir dir]
  * [--app-engine-url http://127.0.0.1:8080]`; `--queue` takes a comma-separated list.
  */
-import { type EmulatorCli, givenFlags, intFlag, listFlag } from '../cli';
+import { type EmulatorCli, givenFlags, intFlag, listFlag, portAndAdminPort } from '../cli';
 import { startTasksEmulator } from './emulator';
 
 /** Entry point used by `local/emulators/cli.ts`. */
@@ -13,8 +13,7 @@ export const cli: EmulatorCli = {
   portFlags: { grpc: 'port', admin: 'adminPort' },
   async start(options) {
     const emulator = await startTasksEmulator({
-      port: intFlag(options, 'port', 0),
-      adminPort: intFlag(options, 'adminPort', 0),
+      ...portAndAdminPort(options),
       queues: listFlag(options, 'queue'),
       tombstoneMs: intFlag(options, 'tombstoneMs', 3_600_000),
       minDispatchDeadlineMs: intFlag(options, 'minDispatchDeadlineMs', 15_000),
