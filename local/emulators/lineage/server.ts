@@ -16,15 +16,18 @@ type Handler = (req: Req) => unknown;
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
-/** Offset paging; the token is the offset, opaque to clients. */
-function page<T>(items: T[], req: Req): { items: T[]; nextPageToken: string } {
+/**
+ * One page of `items`, under `key` as the List method's response names them. Offset paging; the token is the
+ * offset, opaque to clients.
+ */
+function page<T>(key: string, items: T[], req: Req): Record<string, T[] | string> {
   const size = Math.min(Number(req.pageSize) || 100, 1000);
   const start = req.pageToken ? Number(Buffer.from(str(req.pageToken), 'base64url').toString()) : 0;
   if (!Number.isInteger(start) || start < 0)
     throw new LineageError(status.INVALID_ARGUMENT, 'Invalid page token');
   const end = start + size;
   return {
-    items: items.slice(start, end),
+    [key]: items.slice(start, end),
     nextPageToken: end < items.length ? Buffer.from(String(end)).toString('base64url') : '',
   };
 }
@@ -44,33 +47,21 @@ function matches(link: StoredLink, req: Req): boolean {
 
 /** The method table over the state. */
 export function lineageHandlers(state: LineageState): Record<string, Handler> {
-  const under = (parent: string) => (name: string) => name.startsWith(`${parent}/`);
+  const under = <T extends { name: string }>(items: Iterable<T>, req: Req) =>
+    [...items].filter((x) => x.name.startsWith(`${str(req.parent)}/`));
   return {
     ProcessOpenLineageRunEvent: (req) =>
       state.process(str(req.parent), req.openLineage as Struct | undefined, str(req.requestId) || undefined),
-    ListProcesses: (req) => {
-      const p = page(
-        [...state.processes.values()].filter((x) => under(str(req.parent))(x.name)),
-        req,
-      );
-      return { processes: p.items, nextPageToken: p.nextPageToken };
-    },
+    ListProcesses: (req) => page('processes', under(state.processes.values(), req), req),
     GetProcess: (req) => found(state.processes.get(str(req.name)), str(req.name)),
-    ListRuns: (req) => {
-      const p = page(
-        [...state.runs.values()].filter((x) => under(str(req.parent))(x.name)),
-        req,
-      );
-      return { runs: p.items, nextPageToken: p.nextPageToken };
-    },
+    ListRuns: (req) => page('runs', under(state.runs.values(), req), req),
     GetRun: (req) => found(state.runs.get(str(req.name)), str(req.name)),
-    ListLineageEvents: (req) => {
-      const p = page(
+    ListLineageEvents: (req) =>
+      page(
+        'lineageEvents',
         state.events.filter((e) => e.run === str(req.parent)).map(({ run: _r, ...e }) => e),
         req,
-      );
-      return { lineageEvents: p.items, nextPageToken: p.nextPageToken };
-    },
+      ),
     SearchLinks: (req) => {
       const parent = str(req.parent);
       const links = state.events
@@ -78,8 +69,7 @@ export function lineageHandlers(state: LineageState): Record<string, Handler> {
         .flatMap((e) => e.links.map((l, i) => ({ link: l, name: `${e.name}/links/${i}`, at: e.startTime })))
         .filter((x) => matches(x.link, req))
         .map((x) => ({ name: x.name, source: x.link.source, target: x.link.target, startTime: x.at }));
-      const p = page(links, req);
-      return { links: p.items, nextPageToken: p.nextPageToken };
+      return page('links', links, req);
     },
   };
 }
