@@ -37,6 +37,13 @@ function routes(
 ): Array<[string, RegExp, string, Handler]> {
   const ref = (m: string[]) => ({ projectId: m[1]!, datasetId: m[2]!, tableId: m[3]! });
   const P = '^/projects/([^/]+)';
+  // tables.patch and tables.update: the emulator applies both as a patch of the given fields.
+  const updateTable: Handler = (m, b, _q, h) => {
+    const table = catalog.table(ref(m));
+    const out = patchTable(table, b, ifMatch(h));
+    catalog.tableChanged(table);
+    return out;
+  };
   return [
     ['POST', new RegExp(`${P}/datasets$`), 'datasets.insert', (m, b) => insertDataset(catalog, m[1]!, b)],
     [
@@ -80,28 +87,8 @@ function routes(
       'tables.get',
       (m) => tableResource(catalog.table(ref(m))),
     ],
-    [
-      'PATCH',
-      new RegExp(`${P}/datasets/([^/]+)/tables/([^/]+)$`),
-      'tables.patch',
-      (m, b, _q, h) => {
-        const table = catalog.table(ref(m));
-        const out = patchTable(table, b, ifMatch(h));
-        catalog.tableChanged(table);
-        return out;
-      },
-    ],
-    [
-      'PUT',
-      new RegExp(`${P}/datasets/([^/]+)/tables/([^/]+)$`),
-      'tables.update',
-      (m, b, _q, h) => {
-        const table = catalog.table(ref(m));
-        const out = patchTable(table, b, ifMatch(h));
-        catalog.tableChanged(table);
-        return out;
-      },
-    ],
+    ['PATCH', new RegExp(`${P}/datasets/([^/]+)/tables/([^/]+)$`), 'tables.patch', updateTable],
+    ['PUT', new RegExp(`${P}/datasets/([^/]+)/tables/([^/]+)$`), 'tables.update', updateTable],
     [
       'DELETE',
       new RegExp(`${P}/datasets/([^/]+)/tables/([^/]+)$`),
