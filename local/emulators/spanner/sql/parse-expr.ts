@@ -30,19 +30,19 @@ export function parseExpr(c: Cursor): Expr {
 }
 
 function orExpr(c: Cursor): Expr {
-  let l = andExpr(c);
-  while (c.isWord('OR')) {
-    const pos = c.next().pos;
-    l = { k: 'binary', op: 'OR', l, r: andExpr(c), pos };
-  }
-  return l;
+  return leftAssociative(c, 'OR', andExpr);
 }
 
 function andExpr(c: Cursor): Expr {
-  let l = notExpr(c);
-  while (c.isWord('AND')) {
+  return leftAssociative(c, 'AND', notExpr);
+}
+
+/** `operand (word operand)*`, grouped from the left: `a OR b OR c` is `(a OR b) OR c`. */
+function leftAssociative(c: Cursor, word: 'OR' | 'AND', operand: (c: Cursor) => Expr): Expr {
+  let l = operand(c);
+  while (c.isWord(word)) {
     const pos = c.next().pos;
-    l = { k: 'binary', op: 'AND', l, r: notExpr(c), pos };
+    l = { k: 'binary', op: word, l, r: operand(c), pos };
   }
   return l;
 }
