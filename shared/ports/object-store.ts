@@ -79,3 +79,15 @@ export async function listAll(
   } while (pageToken);
   return { items, calls };
 }
+
+/** One page of the objects under `prefix` for a listing that pages: from `pageToken`, `pageSize` (100) a page. */
+export function listPage(
+  store: ObjectStore,
+  prefix: string,
+  options: { pageToken?: string; pageSize?: number },
+): Promise<ObjectPage> {
+  return store.list(prefix, {
+    ...(options.pageToken ? { pageToken: options.pageToken } : {}),
+    maxResults: options.pageSize ?? 100,
+  });
+}

@@ -18,7 +18,7 @@ import {
 import { sealed } from '../../domain/dead-letter-seal';
 import { formatTimestamp } from '../../domain/timestamp';
 import { defaultWriterDeadLetterPrefix } from '../../domain/writer/config';
-import type { ObjectStore } from '../../ports/object-store';
+import { listPage, type ObjectStore } from '../../ports/object-store';
 import { DEFAULT_RETRY, type RetryPolicy, withRetries } from '../common';
 import { newWriterToken, type Versioned } from './versioned';
 import { WriterDeadLetterStore } from './writer-dead-letters';
@@ -172,12 +172,7 @@ export class DeadLetterStore {
   async page(
     options: { pageToken?: string; pageSize?: number; details?: boolean } = {},
   ): Promise<DeadLetterPage> {
-    const page = await this.call(`list ${this.prefix}`, () =>
-      this.store.list(this.prefix, {
-        ...(options.pageToken ? { pageToken: options.pageToken } : {}),
-        maxResults: options.pageSize ?? 100,
-      }),
-    );
+    const page = await this.call(`list ${this.prefix}`, () => listPage(this.store, this.prefix, options));
     const items: DeadLetterSummary[] = [];
     for (const info of page.items) {
       const id = deadLetterIdOf(this.pipeline, info.name);

@@ -16,7 +16,7 @@ import {
   writerLetterObject,
   writerLetterState,
 } from '../../domain/writer/dead-letter-view';
-import type { ObjectStore } from '../../ports/object-store';
+import { listPage, type ObjectStore } from '../../ports/object-store';
 import { DEFAULT_RETRY, type RetryPolicy, withRetries } from '../common';
 import { newWriterToken } from './versioned';
 
@@ -47,12 +47,7 @@ export class WriterDeadLetterStore {
 
   /** One page in name order (time), each letter read for its view; an unreadable one is listed as such. */
   async page(options: { pageToken?: string; pageSize?: number } = {}): Promise<WriterLetterPage> {
-    const page = await this.call(`list ${this.prefix}`, () =>
-      this.store.list(this.prefix, {
-        ...(options.pageToken ? { pageToken: options.pageToken } : {}),
-        maxResults: options.pageSize ?? 100,
-      }),
-    );
+    const page = await this.call(`list ${this.prefix}`, () => listPage(this.store, this.prefix, options));
     const items: WriterLetterView[] = [];
     for (const info of page.items) {
       const id = writerLetterId(this.prefix, info.name);
