@@ -5,7 +5,7 @@
  * like the configuration, every bad variable named at once (docs/configuration.md).
  */
 import { z } from 'zod';
-import { ConfigError, type ConfigIssue } from '../domain/config';
+import { parseVariables } from '../domain/env-variables';
 import { millis } from '../domain/zod-helpers';
 
 const QUEUE = /^projects\/[^/]+\/locations\/[^/]+\/queues\/[A-Za-z0-9-]{1,100}$/;
@@ -78,20 +78,7 @@ export const DEPLOYMENT_VARIABLES = [
  * Parses the deployment variables. @throws ConfigError naming every bad variable.
  */
 export function parseDeploymentSettings(env: Record<string, string | undefined>): DeploymentSettings {
-  const input: Record<string, string> = {};
-  for (const key of Object.keys(deploymentSchema.shape)) {
-    const v = env[key]?.trim();
-    if (v) input[key] = v;
-  }
-  const parsed = deploymentSchema.safeParse(input);
-  if (!parsed.success) {
-    const issues: ConfigIssue[] = parsed.error.issues.map((i) => {
-      // The path is the variable itself: these settings have no structured form.
-      return { path: String(i.path[0]), rule: i.message };
-    });
-    throw new ConfigError(issues);
-  }
-  const d = parsed.data;
+  const d = parseVariables(env, Object.keys(deploymentSchema.shape), deploymentSchema);
   return {
     readerUrl: d.SLUICE_READER_URL,
     readerQueues: d.SLUICE_READER_QUEUE,

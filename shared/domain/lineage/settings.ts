@@ -3,7 +3,8 @@
  * Data Lineage API besides the log, in which location, and how often a running pipeline sends a heartbeat.
  */
 import { z } from 'zod';
-import { ConfigError, type ConfigIssue } from '../config';
+import { ConfigError } from '../config';
+import { parseVariables } from '../env-variables';
 import { millis } from '../zod-helpers';
 
 /** Validated lineage settings. */
@@ -39,20 +40,7 @@ export const LINEAGE_VARIABLES = Object.keys(schema.shape).filter((k) => k !== '
 
 /** Parses the lineage settings. @throws ConfigError naming every bad variable. */
 export function parseLineageSettings(env: Record<string, string | undefined>): LineageSettings {
-  const input: Record<string, string> = {};
-  for (const key of Object.keys(schema.shape)) {
-    const v = env[key]?.trim();
-    if (v) input[key] = v;
-  }
-  const parsed = schema.safeParse(input);
-  if (!parsed.success) {
-    const issues: ConfigIssue[] = parsed.error.issues.map((i) => ({
-      path: String(i.path[0]),
-      rule: i.message,
-    }));
-    throw new ConfigError(issues);
-  }
-  const d = parsed.data;
+  const d = parseVariables(env, Object.keys(schema.shape), schema);
   // Lineage is recorded where the data is; the functions' region is the nearest default.
   const location = d.SLUICE_LINEAGE_LOCATION ?? d.SLUICE_REGION;
   if (d.SLUICE_LINEAGE === 'api' && !location) {
