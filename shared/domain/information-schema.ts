@@ -132,22 +132,26 @@ export function primaryKeyQuery(dialect: Dialect, table: string): SpannerQuery {
   return byTable(dialect, `${KEYS_GOOGLE_SQL} AND`, `${KEYS_POSTGRES} AND`, table);
 }
 
-/** Columns of every user table, in every user schema (one query for the whole database). */
-export function allColumnsQuery(dialect: Dialect): SpannerQuery {
+/**
+ * The rows of every user table, by table then ordinal: `googleSql` / `postgres` end where the user-schema
+ * filter goes (after `WHERE` or `AND`), as in {@link byTable}.
+ */
+function overUserTables(dialect: Dialect, googleSql: string, postgres: string): SpannerQuery {
   const sql =
     dialect === 'POSTGRESQL'
-      ? `${COLUMNS_POSTGRES} WHERE ${USER_SCHEMAS_POSTGRES} ORDER BY table_schema, table_name, ordinal_position`
-      : `${COLUMNS_GOOGLE_SQL} WHERE ${USER_SCHEMAS_GOOGLE_SQL} ORDER BY TABLE_SCHEMA, TABLE_NAME, ORDINAL_POSITION`;
+      ? `${postgres} ${USER_SCHEMAS_POSTGRES} ORDER BY table_schema, table_name, ordinal_position`
+      : `${googleSql} ${USER_SCHEMAS_GOOGLE_SQL} ORDER BY TABLE_SCHEMA, TABLE_NAME, ORDINAL_POSITION`;
   return { sql, params: {}, types: {} };
+}
+
+/** Columns of every user table, in every user schema (one query for the whole database). */
+export function allColumnsQuery(dialect: Dialect): SpannerQuery {
+  return overUserTables(dialect, `${COLUMNS_GOOGLE_SQL} WHERE`, `${COLUMNS_POSTGRES} WHERE`);
 }
 
 /** Primary-key columns of every user table. */
 export function allPrimaryKeysQuery(dialect: Dialect): SpannerQuery {
-  const sql =
-    dialect === 'POSTGRESQL'
-      ? `${KEYS_POSTGRES} AND ${USER_SCHEMAS_POSTGRES} ORDER BY table_schema, table_name, ordinal_position`
-      : `${KEYS_GOOGLE_SQL} AND ${USER_SCHEMAS_GOOGLE_SQL} ORDER BY TABLE_SCHEMA, TABLE_NAME, ORDINAL_POSITION`;
-  return { sql, params: {}, types: {} };
+  return overUserTables(dialect, `${KEYS_GOOGLE_SQL} AND`, `${KEYS_POSTGRES} AND`);
 }
 
 /** A result row with lower-cased column names. */
