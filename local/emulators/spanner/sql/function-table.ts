@@ -23,6 +23,24 @@ const round = (mode: string): Sig[] =>
       `sp_round(${code === 'INT64' && mode === 'ROUND' ? `CAST(${a[0]} AS REAL)` : a[0]}, ${a[1] ?? 0}, ${typeArg({ code: code === 'INT64' && mode === 'ROUND' ? 'FLOAT64' : code })}, ${ql(mode)})`,
   }));
 
+/**
+ * GREATEST / LEAST over one or more values of one type: NUMERIC (stored as text) by its sort key in `order`,
+ * any other type through SQLite's `sqlite` (`max` / `min`).
+ */
+const extremum = (order: ' DESC' | '', sqlite: 'max' | 'min'): Sig[] => [
+  {
+    args: ['T'],
+    repeated: true,
+    ret: 'T',
+    sql: (a, x) =>
+      typeOf(x).code === 'NUMERIC'
+        ? `(SELECT v FROM (SELECT ${a.map((s) => `${s} AS v`).join(' UNION ALL SELECT ')}) ORDER BY sp_nkey(v)${order} LIMIT 1)`
+        : a.length === 1
+          ? (a[0] as string)
+          : `${sqlite}(${a.join(', ')})`,
+  },
+];
+
 const AGGREGATES: Record<string, Sig[]> = {
   SUM: [
     { args: [T.INT64], ret: T.INT64, sql: fn('sum'), agg: true },
@@ -208,32 +226,8 @@ const MATH: Record<string, Sig[]> = {
   ],
   IS_NAN: [{ args: [T.FLOAT64], ret: T.BOOL, sql: fn('sp_is_nan') }],
   IS_INF: [{ args: [T.FLOAT64], ret: T.BOOL, sql: fn('sp_is_inf') }],
-  GREATEST: [
-    {
-      args: ['T'],
-      repeated: true,
-      ret: 'T',
-      sql: (a, x) =>
-        typeOf(x).code === 'NUMERIC'
-          ? `(SELECT v FROM (SELECT ${a.map((s) => `${s} AS v`).join(' UNION ALL SELECT ')}) ORDER BY sp_nkey(v) DESC LIMIT 1)`
-          : a.length === 1
-            ? (a[0] as string)
-            : `max(${a.join(', ')})`,
-    },
-  ],
-  LEAST: [
-    {
-      args: ['T'],
-      repeated: true,
-      ret: 'T',
-      sql: (a, x) =>
-        typeOf(x).code === 'NUMERIC'
-          ? `(SELECT v FROM (SELECT ${a.map((s) => `${s} AS v`).join(' UNION ALL SELECT ')}) ORDER BY sp_nkey(v) LIMIT 1)`
-          : a.length === 1
-            ? (a[0] as string)
-            : `min(${a.join(', ')})`,
-    },
-  ],
+  GREATEST: extremum(' DESC', 'max'),
+  LEAST: extremum('', 'min'),
 };
 
 const CONDITIONAL: Record<string, Sig[]> = {
