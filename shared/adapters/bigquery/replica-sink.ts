@@ -5,7 +5,7 @@
 import type { BigQuery, Table, TableMetadata } from '@google-cloud/bigquery';
 import type { managedwriter } from '@google-cloud/bigquery-storage';
 import { RowsRejectedError } from '../../domain/bad-records';
-import { type BigQueryField, replicaTableSchema } from '../../domain/bigquery-schema';
+import type { BigQueryField } from '../../domain/bigquery-schema';
 import type { SluiceError } from '../../domain/errors';
 import type { TableSchema } from '../../domain/information-schema';
 import { replicaTableMissing } from '../../domain/missing-table';
@@ -14,7 +14,7 @@ import { planFields } from '../../domain/type-changes';
 import type { EnsureOptions, ReplicaSink } from '../../ports/sinks';
 import { AppendRowsError } from './append-errors';
 import { type AppendLimits, DEFAULT_APPEND_LIMITS, DefaultStreamWriters } from './default-stream';
-import { replicatedColumns } from './replicated-columns';
+import { replicaSchemaOf } from './replicated-columns';
 import { CdcRows } from './row-encoder';
 import {
   addFieldsGuarded,
@@ -73,11 +73,7 @@ export class BigQueryReplicaSink implements ReplicaSink {
     watched: 'all' | string[],
     options: EnsureOptions = {},
   ): Promise<void> {
-    const schema = replicaTableSchema({
-      name: source.name,
-      columns: replicatedColumns(source, watched),
-      primaryKey: source.primaryKey,
-    });
+    const schema = replicaSchemaOf(source, watched);
     const signature = JSON.stringify(schema);
     if (!options.fresh && this.ensured.get(destination) === signature) return;
     const table = this.clients.bigquery

@@ -1,4 +1,5 @@
-/** Which source columns a replica table carries (pure: shared by the BigQuery and in-memory sinks). */
+/** Which source columns a replica table carries, and its schema (pure: shared by both replica sinks). */
+import { replicaTableSchema } from '../../domain/bigquery-schema';
 import type { TableColumn, TableSchema } from '../../domain/information-schema';
 import { planReplica } from '../../domain/replica-plan';
 
@@ -8,4 +9,13 @@ import { planReplica } from '../../domain/replica-plan';
  */
 export function replicatedColumns(source: TableSchema, watched: 'all' | string[]): TableColumn[] {
   return [...planReplica(source, watched).columns.values()];
+}
+
+/** The schema of `source`'s replica table: its {@link replicatedColumns} and its primary key. */
+export function replicaSchemaOf(source: TableSchema, watched: 'all' | string[]) {
+  return replicaTableSchema({
+    name: source.name,
+    columns: replicatedColumns(source, watched),
+    primaryKey: source.primaryKey,
+  });
 }

@@ -4,7 +4,7 @@
  * late upsert loses); history (in its own module) models write streams and offsets; completeness is keyed by
  * (source table, destination table).
  */
-import { type BigQueryField, replicaTableSchema } from '../../domain/bigquery-schema';
+import type { BigQueryField } from '../../domain/bigquery-schema';
 import { compareChangeSequenceNumbers } from '../../domain/cdc-sequence';
 import { SluiceError } from '../../domain/errors';
 import type { TableSchema } from '../../domain/information-schema';
@@ -14,7 +14,7 @@ import type { Timestamp } from '../../domain/timestamp';
 import { planFields } from '../../domain/type-changes';
 import type { WriterValue } from '../../domain/value-mapping';
 import type { CompletenessSink, EnsureOptions, ReplicaSink } from '../../ports/sinks';
-import { replicatedColumns } from '../bigquery/replicated-columns';
+import { replicaSchemaOf } from '../bigquery/replicated-columns';
 
 type Row = Record<string, WriterValue>;
 
@@ -55,11 +55,7 @@ export class MemoryReplicaSink implements ReplicaSink {
     options: EnsureOptions = {},
   ): Promise<void> {
     this.calls.ensureTable++;
-    const schema = replicaTableSchema({
-      name: source.name,
-      columns: replicatedColumns(source, watched),
-      primaryKey: source.primaryKey,
-    });
+    const schema = replicaSchemaOf(source, watched);
     const table = this.tables.get(destination);
     if (!table) {
       if (options.existed && !options.fresh) throw replicaTableMissing(`memory.${destination}`);
