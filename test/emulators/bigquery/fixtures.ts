@@ -8,31 +8,42 @@ import { adapt, managedwriter, protos } from '@google-cloud/bigquery-storage';
 import type { BigQueryEmulator } from '../../../local/emulators/bigquery/emulator';
 import type { ProbeResult, ProbeStep } from './rest-probe';
 
+/** Nullable columns of the given types, in the order given. */
+const nullable = (types: Record<string, string>) =>
+  Object.entries(types).map(([name, type]) => ({ name, type }));
+
 /** REST schema covering every type the emulator stores. */
 export const ALL_TYPES_SCHEMA = [
   { name: 'id', type: 'INTEGER', mode: 'REQUIRED' },
-  { name: 'name', type: 'STRING' },
-  { name: 'score', type: 'FLOAT' },
-  { name: 'active', type: 'BOOLEAN' },
-  { name: 'payload', type: 'BYTES' },
-  { name: 'ts', type: 'TIMESTAMP' },
-  { name: 'day', type: 'DATE' },
-  { name: 'clock', type: 'TIME' },
-  { name: 'local', type: 'DATETIME' },
-  { name: 'amount', type: 'NUMERIC' },
-  { name: 'big', type: 'BIGNUMERIC' },
-  { name: 'place', type: 'GEOGRAPHY' },
-  { name: 'doc', type: 'JSON' },
+  ...nullable({ name: 'STRING', score: 'FLOAT', active: 'BOOLEAN', payload: 'BYTES' }),
+  ...nullable({ ts: 'TIMESTAMP', day: 'DATE', clock: 'TIME', local: 'DATETIME' }),
+  ...nullable({ amount: 'NUMERIC', big: 'BIGNUMERIC', place: 'GEOGRAPHY', doc: 'JSON' }),
   { name: 'tags', type: 'STRING', mode: 'REPEATED' },
-  {
-    name: 'meta',
-    type: 'RECORD',
-    fields: [
-      { name: 'k', type: 'STRING' },
-      { name: 'n', type: 'INTEGER' },
-    ],
-  },
+  { name: 'meta', type: 'RECORD', fields: nullable({ k: 'STRING', n: 'INTEGER' }) },
 ];
+
+/** The table most write tests write to: a required integer `id` and a nullable `name`. */
+export const ID_NAME_SCHEMA = [
+  { name: 'id', type: 'INTEGER', mode: 'REQUIRED' },
+  ...nullable({ name: 'STRING' }),
+];
+
+/** Creates a table through `@google-cloud/bigquery` and returns its Storage Write table path. */
+export async function createWriteTable(
+  emulator: BigQueryEmulator,
+  datasetId: string,
+  tableId: string,
+  schema: unknown[] = ID_NAME_SCHEMA,
+): Promise<string> {
+  ok(
+    (
+      await bigQueryCalls(emulator, [
+        { op: 'createTable', dataset: datasetId, table: tableId, options: { schema } },
+      ])
+    )[0],
+  );
+  return tablePath(emulator, datasetId, tableId);
+}
 
 /** The Storage Write table path of a table. */
 export function tablePath(emulator: BigQueryEmulator, datasetId: string, tableId: string): string {

@@ -164,39 +164,21 @@ test('anything outside the subset is refused with invalidQuery', async () => {
 });
 
 test('BIGQUERY_EMULATOR_HOST works like apiEndpoint; schema patches add columns only', async () => {
+  const a = { name: 'a', type: 'STRING' };
+  const b = { name: 'b', type: 'INTEGER' };
+  const patch = (...schema: unknown[]) => ({
+    op: 'setMetadata' as const,
+    dataset: DS,
+    table: 'env',
+    metadata: { schema },
+  });
   const results = await bigQueryCalls(
     emu,
     [
-      { op: 'createTable', dataset: DS, table: 'env', options: { schema: [{ name: 'a', type: 'STRING' }] } },
-      {
-        op: 'setMetadata',
-        dataset: DS,
-        table: 'env',
-        metadata: {
-          schema: [
-            { name: 'a', type: 'STRING' },
-            { name: 'b', type: 'INTEGER' },
-          ],
-        },
-      },
-      {
-        op: 'setMetadata',
-        dataset: DS,
-        table: 'env',
-        metadata: { schema: [{ name: 'b', type: 'INTEGER' }] },
-      },
-      {
-        op: 'setMetadata',
-        dataset: DS,
-        table: 'env',
-        metadata: {
-          schema: [
-            { name: 'a', type: 'STRING' },
-            { name: 'b', type: 'INTEGER' },
-            { name: 'c', type: 'STRING', mode: 'REQUIRED' },
-          ],
-        },
-      },
+      { op: 'createTable', dataset: DS, table: 'env', options: { schema: [a] } },
+      patch(a, b),
+      patch(b),
+      patch(a, b, { name: 'c', type: 'STRING', mode: 'REQUIRED' }),
       { op: 'getMetadata', dataset: DS, table: 'env' },
       { op: 'deleteTable', dataset: DS, table: 'env' },
       { op: 'exists', dataset: DS, table: 'env' },

@@ -8,22 +8,22 @@ import { adapt, managedwriter } from '@google-cloud/bigquery-storage';
 import * as protobuf from 'protobufjs';
 import 'protobufjs/ext/descriptor';
 import { type BigQueryEmulator, startBigQueryEmulator } from '../../../local/emulators/bigquery/emulator';
-import { bigQueryCalls, defaultJsonWriter, descriptorFor, ok, tablePath } from './fixtures';
+import {
+  bigQueryCalls,
+  createWriteTable,
+  defaultJsonWriter,
+  descriptorFor,
+  ID_NAME_SCHEMA,
+  ok,
+} from './fixtures';
 
 const { Writer, JSONWriter, PendingStream, CommittedStream, parseStorageErrors } = managedwriter;
 const DS = 'writes';
-const SCHEMA = [
-  { name: 'id', type: 'INTEGER', mode: 'REQUIRED' },
-  { name: 'name', type: 'STRING' },
-];
-
 let emu: BigQueryEmulator;
 let client: managedwriter.WriterClient;
 
-async function newTable(table: string, schema: unknown[] = SCHEMA): Promise<string> {
-  ok((await bigQueryCalls(emu, [{ op: 'createTable', dataset: DS, table, options: { schema } }]))[0]);
-  return tablePath(emu, DS, table);
-}
+const newTable = (table: string, schema: unknown[] = ID_NAME_SCHEMA): Promise<string> =>
+  createWriteTable(emu, DS, table, schema);
 
 function ids(table: string): number[] {
   return emu.admin.tableRows(DS, table).map((r) => Number(r.id));
@@ -165,7 +165,7 @@ test('exactly-once with offsets across a dropped connection', async () => {
 test('an extra field ends the connection with SCHEMA_MISMATCH_EXTRA_FIELDS', async () => {
   const parent = await newTable('mismatch');
   const storage = adapt.convertBigQuerySchemaToStorageTableSchema({
-    fields: [...SCHEMA, { name: 'extra', type: 'STRING' }],
+    fields: [...ID_NAME_SCHEMA, { name: 'extra', type: 'STRING' }],
   });
   const protoDescriptor = adapt.convertStorageSchemaToProto2Descriptor(storage, 'root');
   const connection = await client.createStreamConnection({
@@ -181,7 +181,7 @@ test('an extra field ends the connection with SCHEMA_MISMATCH_EXTRA_FIELDS', asy
 });
 
 test('bad values give row errors and write nothing; oversized and empty requests are refused', async () => {
-  const parent = await newTable('bad_values', [...SCHEMA, { name: 'doc', type: 'JSON' }]);
+  const parent = await newTable('bad_values', [...ID_NAME_SCHEMA, { name: 'doc', type: 'JSON' }]);
   const { writer } = await defaultJsonWriter(client, parent);
   const bad = await writer
     .appendRows([
@@ -208,7 +208,7 @@ test('a table gaining a column mid-stream: the stream reports the updated schema
       op: 'setMetadata',
       dataset: DS,
       table: 'evolving',
-      metadata: { schema: [...SCHEMA, { name: 'added', type: 'STRING' }] },
+      metadata: { schema: [...ID_NAME_SCHEMA, { name: 'added', type: 'STRING' }] },
     },
   ]);
   ok(patched[0]);

@@ -12,23 +12,19 @@ import * as protobuf from 'protobufjs';
 import 'protobufjs/ext/descriptor';
 import { type BigQueryEmulator, startBigQueryEmulator } from '../../../local/emulators/bigquery/emulator';
 import { parseCreateStreamQuota } from '../../../local/emulators/bigquery/stream-quota';
-import { bigQueryCalls, descriptorFor, ok, tablePath } from './fixtures';
+import { bigQueryCalls, createWriteTable, descriptorFor, ok } from './fixtures';
 
 const { Writer, CommittedStream } = managedwriter;
 const DS = 'state';
-const SCHEMA = [
-  { name: 'id', type: 'INTEGER', mode: 'REQUIRED' },
-  { name: 'name', type: 'STRING' },
-];
 
 let emu: BigQueryEmulator;
 let client: managedwriter.WriterClient;
 let tables = 0;
 
+/** A new `{id, name}` table. */
 async function newTable(): Promise<{ parent: string; table: string }> {
   const table = `t${++tables}`;
-  ok((await bigQueryCalls(emu, [{ op: 'createTable', dataset: DS, table, options: { schema: SCHEMA } }]))[0]);
-  return { parent: tablePath(emu, DS, table), table };
+  return { parent: await createWriteTable(emu, DS, table), table };
 }
 
 /** A Writer on an explicit stream, with an error listener and an encoder for `{id, name}` rows. */

@@ -7,7 +7,7 @@ process.env.METADATA_SERVER_DETECTION = 'none';
 
 import { type BigQueryEmulator, startBigQueryEmulator } from '../../../local/emulators/bigquery/emulator';
 import { bigQueryCalls, defaultJsonWriter, ok, tablePath } from './fixtures';
-import type { ProbeResult } from './rest-probe';
+import type { ProbeResult, ProbeStep } from './rest-probe';
 
 const DS = 'views';
 let emu: BigQueryEmulator;
@@ -17,6 +17,11 @@ const SCHEMA = [
   { name: 'mod_type', type: 'STRING', mode: 'REQUIRED' },
   { name: 'n', type: 'INTEGER' },
 ];
+
+/** The step creating view `table` over `query` (standard SQL unless `useLegacySql`). */
+function createView(table: string, query: string, useLegacySql = false): ProbeStep {
+  return { op: 'createTable', dataset: DS, table, options: { view: { query, useLegacySql } } };
+}
 
 function failure(r: ProbeResult | undefined): { code?: number; message: string; reasons: string[] } {
   if (!r || !('error' in r)) throw new Error(`expected a failure, got ${JSON.stringify(r)}`);
@@ -44,17 +49,10 @@ afterAll(() => emu.stop());
 
 test('a view is stored as VIEW with its result schema and queried over the live rows', async () => {
   const [inserted, meta, listed, all, counted, nested, listRows] = await bigQueryCalls(emu, [
-    {
-      op: 'createTable',
-      dataset: DS,
-      table: 'changes',
-      options: {
-        view: {
-          query: `SELECT change_id, n FROM \`${emu.projectId}.${DS}.history\` WHERE mod_type != 'DELETE'`,
-          useLegacySql: false,
-        },
-      },
-    },
+    createView(
+      'changes',
+      `SELECT change_id, n FROM \`${emu.projectId}.${DS}.history\` WHERE mod_type != 'DELETE'`,
+    ),
     { op: 'getMetadata', dataset: DS, table: 'changes' },
     { op: 'getTables', dataset: DS },
     { op: 'query', query: `SELECT * FROM ${DS}.changes ORDER BY n DESC LIMIT 2` },
@@ -62,12 +60,7 @@ test('a view is stored as VIEW with its result schema and queried over the live 
       op: 'query',
       query: `SELECT COUNT(*) AS rows_, COUNT(DISTINCT change_id) AS ids FROM ${DS}.changes`,
     },
-    {
-      op: 'createTable',
-      dataset: DS,
-      table: 'big_changes',
-      options: { view: { query: `SELECT change_id FROM ${DS}.changes WHERE n >= 2`, useLegacySql: false } },
-    },
+    createView('big_changes', `SELECT change_id FROM ${DS}.changes WHERE n >= 2`),
     { op: 'getRows', dataset: DS, table: 'changes' },
   ]);
   ok(inserted);
@@ -94,17 +87,10 @@ test('a view is stored as VIEW with its result schema and queried over the live 
 
 test('a dedup view with QUALIFY ROW_NUMBER() keeps one row per key', async () => {
   const [created, all, counted] = await bigQueryCalls(emu, [
-    {
-      op: 'createTable',
-      dataset: DS,
-      table: 'dedup',
-      options: {
-        view: {
-          query: `SELECT * FROM \`${emu.projectId}.${DS}.history\` WHERE TRUE QUALIFY ROW_NUMBER() OVER (PARTITION BY change_id ORDER BY n) = 1`,
-          useLegacySql: false,
-        },
-      },
-    },
+    createView(
+      'dedup',
+      `SELECT * FROM \`${emu.projectId}.${DS}.history\` WHERE TRUE QUALIFY ROW_NUMBER() OVER (PARTITION BY change_id ORDER BY n) = 1`,
+    ),
     { op: 'query', query: `SELECT change_id FROM ${DS}.dedup ORDER BY change_id` },
     { op: 'query', query: `SELECT COUNT(*) AS n FROM ${DS}.dedup LIMIT 1` },
   ]);
@@ -115,24 +101,9 @@ test('a dedup view with QUALIFY ROW_NUMBER() keeps one row per key', async () =>
 
 test('views BigQuery would refuse are refused at creation', async () => {
   const [legacy, badColumn, missingTable] = await bigQueryCalls(emu, [
-    {
-      op: 'createTable',
-      dataset: DS,
-      table: 'v1',
-      options: { view: { query: `SELECT * FROM [${DS}.history]`, useLegacySql: true } },
-    },
-    {
-      op: 'createTable',
-      dataset: DS,
-      table: 'v2',
-      options: { view: { query: `SELECT nope FROM ${DS}.history`, useLegacySql: false } },
-    },
-    {
-      op: 'createTable',
-      dataset: DS,
-      table: 'v3',
-      options: { view: { query: `SELECT * FROM ${DS}.absent`, useLegacySql: false } },
-    },
+    createView('v1', `SELECT * FROM [${DS}.history]`, true),
+    createView('v2', `SELECT nope FROM ${DS}.history`),
+    createView('v3', `SELECT * FROM ${DS}.absent`),
   ]);
   expect(failure(legacy).message).toMatch(/useLegacySql/);
   expect(failure(badColumn).message).toMatch(/Unrecognized name: nope/);
