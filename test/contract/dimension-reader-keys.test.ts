@@ -23,15 +23,14 @@ interface KeyCase {
   rows: Array<{ store: unknown; ask: JsonValue }>;
 }
 
+/** Values asked for in the very form they were stored in. */
+const askedAsStored = (...values: string[]) => values.map((v) => ({ store: v, ask: v }));
+
 const CASES: KeyCase[] = [
   {
     name: 'Date',
     type: { GOOGLE_STANDARD_SQL: 'DATE', POSTGRESQL: 'date' },
-    rows: [
-      { store: '0001-01-01', ask: '0001-01-01' },
-      { store: '9999-12-31', ask: '9999-12-31' },
-      { store: '2024-02-29', ask: '2024-02-29' },
-    ],
+    rows: askedAsStored('0001-01-01', '9999-12-31', '2024-02-29'),
   },
   {
     name: 'Float',
@@ -40,8 +39,7 @@ const CASES: KeyCase[] = [
       { store: Spanner.float(2), ask: 2 },
       { store: Spanner.float(-1.5), ask: '-1.5' },
       { store: Spanner.float(1.7976931348623157e308), ask: 1.7976931348623157e308 },
-      { store: 'Infinity', ask: 'Infinity' },
-      { store: '-Infinity', ask: '-Infinity' },
+      ...askedAsStored('Infinity', '-Infinity'),
     ],
   },
   {
@@ -75,22 +73,19 @@ const CASES: KeyCase[] = [
     name: 'Ts',
     type: { GOOGLE_STANDARD_SQL: 'TIMESTAMP', POSTGRESQL: 'timestamptz' },
     rows: [
-      { store: '1969-12-31T23:59:59.999999999Z', ask: '1969-12-31T23:59:59.999999999Z' },
-      { store: '2024-02-29T12:00:00.123456789Z', ask: '2024-02-29T12:00:00.123456789Z' },
-      { store: '2024-02-29T12:00:00.123456788Z', ask: '2024-02-29T12:00:00.123456788Z' },
+      ...askedAsStored(
+        '1969-12-31T23:59:59.999999999Z',
+        '2024-02-29T12:00:00.123456789Z',
+        '2024-02-29T12:00:00.123456788Z',
+      ),
       { store: '1970-01-01T00:00:00Z', ask: '1970-01-01T00:00:00.000000000Z' },
-      { store: '0001-01-01T00:00:00Z', ask: '0001-01-01T00:00:00Z' },
-      { store: '9999-12-31T23:59:59.999999999Z', ask: '9999-12-31T23:59:59.999999999Z' },
+      ...askedAsStored('0001-01-01T00:00:00Z', '9999-12-31T23:59:59.999999999Z'),
     ],
   },
   {
     name: 'Int',
     type: { GOOGLE_STANDARD_SQL: 'INT64', POSTGRESQL: 'bigint' },
-    rows: [
-      { store: '9223372036854775807', ask: '9223372036854775807' },
-      { store: '-9223372036854775808', ask: '-9223372036854775808' },
-      { store: '9007199254740993', ask: '9007199254740993' },
-    ],
+    rows: askedAsStored('9223372036854775807', '-9223372036854775808', '9007199254740993'),
   },
 ];
 
