@@ -13,7 +13,7 @@ import { SluiceError } from '../../shared/domain/errors';
 import type { TableSchema } from '../../shared/domain/information-schema';
 import { addNanos, fromNanos } from '../../shared/domain/timestamp';
 import type { WriterValue } from '../../shared/domain/value-mapping';
-import { KEY_VALUES, type SnapshotRow } from '../../shared/ports/snapshot-source';
+import { KEY_VALUES, type PartitionRequest, type SnapshotRow } from '../../shared/ports/snapshot-source';
 
 let emu: RunningSpannerEmulator;
 
@@ -63,11 +63,16 @@ describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])('SpannerSnapshotSo
     await db?.close();
   });
 
-  it('covers the table exactly once at T while writes continue, read from a fresh client', async () => {
+  /** A source on the test database, a snapshot it opens now and that snapshot's partitions of the table. */
+  async function partitionedSnapshot(request: Omit<PartitionRequest, 'table'>) {
     const source = new SpannerSnapshotSource(db.database, { dialect });
     const snapshot = await source.open();
-    const partitions = await source.partition(snapshot, {
-      table: schema,
+    const partitions = await source.partition(snapshot, { table: schema, ...request });
+    return { source, snapshot, partitions };
+  }
+
+  it('covers the table exactly once at T while writes continue, read from a fresh client', async () => {
+    const { source, snapshot, partitions } = await partitionedSnapshot({
       columns: [id, label, at],
       dataBoost: true,
       priority: 'low',
@@ -102,10 +107,7 @@ describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])('SpannerSnapshotSo
   });
 
   it('carries the wire form of the key columns asked for alongside each row (a lookup joins on it)', async () => {
-    const source = new SpannerSnapshotSource(db.database, { dialect });
-    const snapshot = await source.open();
-    const partitions = await source.partition(snapshot, {
-      table: schema,
+    const { source, snapshot, partitions } = await partitionedSnapshot({
       columns: [id, label, at],
       dataBoost: false,
       priority: 'medium',
@@ -132,10 +134,7 @@ describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])('SpannerSnapshotSo
       [label]: 'x'.repeat(64),
     }));
     for (let i = 0; i < many.length; i += 1_000) await table.insert(many.slice(i, i + 1_000));
-    const source = new SpannerSnapshotSource(db.database, { dialect });
-    const snapshot = await source.open();
-    const partitions = await source.partition(snapshot, {
-      table: schema,
+    const { source, snapshot, partitions } = await partitionedSnapshot({
       columns: [id, label],
       dataBoost: false,
       priority: 'low',
@@ -155,10 +154,7 @@ describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])('SpannerSnapshotSo
   it('reads a value larger than a PartialResultSet (split across sets) whole', async () => {
     const big = `${'é'.repeat(600_000)}\u{1F600}${'z'.repeat(1_500_000)}`;
     await db.database.table(schema.name).insert({ [id]: '99999', [label]: big });
-    const source = new SpannerSnapshotSource(db.database, { dialect });
-    const snapshot = await source.open();
-    const partitions = await source.partition(snapshot, {
-      table: schema,
+    const { source, snapshot, partitions } = await partitionedSnapshot({
       columns: [id, label],
       dataBoost: false,
       priority: 'low',
