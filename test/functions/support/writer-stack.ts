@@ -12,6 +12,7 @@ import { type GcsEmulator, startGcsEmulator } from '../../../local/emulators/gcs
 import { createTestDatabase, type TestDatabase } from '../../../local/emulators/spanner/client';
 import { type RunningSpannerEmulator, startSpannerEmulator } from '../../../local/emulators/spanner/server';
 import { createWriterFromEnv, type WriterInstance } from '../../../shared/wiring/writer';
+import { ORDERS_AND_WIDE_DDL } from '../../emulators/spanner/support/constrained-tables';
 
 /** A database dialect. */
 export type Dialect = 'GOOGLE_STANDARD_SQL' | 'POSTGRESQL';
@@ -19,23 +20,11 @@ export type Dialect = 'GOOGLE_STANDARD_SQL' | 'POSTGRESQL';
 const DDL: Record<Dialect, string[]> = {
   GOOGLE_STANDARD_SQL: [
     'CREATE TABLE Customers (Id INT64 NOT NULL, Name STRING(10) NOT NULL, Score FLOAT64, Raw BYTES(MAX), At TIMESTAMP) PRIMARY KEY (Id)',
-    `CREATE TABLE Orders (Id INT64 NOT NULL, Customer INT64, Qty INT64, Note STRING(MAX),
-     CONSTRAINT OrdersCustomer FOREIGN KEY (Customer) REFERENCES Customers (Id),
-     CONSTRAINT QtyPositive CHECK (Qty > 0)) PRIMARY KEY (Id)`,
-    'CREATE TABLE Wide (Id INT64 NOT NULL, A STRING(MAX), B STRING(MAX), C STRING(MAX)) PRIMARY KEY (Id)',
-    'CREATE INDEX WideA ON Wide (A)',
-    'CREATE INDEX WideB ON Wide (B)',
-    'CREATE INDEX WideC ON Wide (C)',
+    ...ORDERS_AND_WIDE_DDL.GOOGLE_STANDARD_SQL,
   ],
   POSTGRESQL: [
     'CREATE TABLE customers (id bigint NOT NULL PRIMARY KEY, name varchar(10) NOT NULL, score float8, raw bytea, at timestamptz)',
-    `CREATE TABLE orders (id bigint NOT NULL PRIMARY KEY, customer bigint, qty bigint, note text,
-     CONSTRAINT orders_customer FOREIGN KEY (customer) REFERENCES customers (id),
-     CONSTRAINT qty_positive CHECK (qty > 0))`,
-    'CREATE TABLE wide (id bigint NOT NULL PRIMARY KEY, a text, b text, c text)',
-    'CREATE INDEX wide_a ON wide (a)',
-    'CREATE INDEX wide_b ON wide (b)',
-    'CREATE INDEX wide_c ON wide (c)',
+    ...ORDERS_AND_WIDE_DDL.POSTGRESQL,
   ],
 };
 
