@@ -7,24 +7,16 @@ import { MemoryDimensionReader } from '../../shared/adapters/memory/dimension-re
 import { Enricher, type FactRow } from '../../shared/app/enrichment/enricher';
 import type { ResolvedLookup } from '../../shared/domain/enrichment/lookups';
 import { fromNanos } from '../../shared/domain/timestamp';
+import { ordersCustomersLookup } from '../unit/domain/support/orders-lookup';
 
 const t = (n: number) => fromNanos(1_700_000_000_000_000_000n + BigInt(n));
 
-const lookup = (mode: 'as-of-commit' | 'latest', cacheMissing = false): ResolvedLookup => ({
-  id: 'Orders.lookups[0]',
-  factTable: 'Orders',
-  dimension: 'Customers',
-  key: [
-    { dimensionColumn: 'Region', factColumn: 'Region' },
-    { dimensionColumn: 'CustomerId', factColumn: 'CustId' },
-  ],
-  columns: [
-    { source: 'Name', target: 'c_Name', type: 'STRING', spannerType: { code: 'STRING' } },
-    { source: 'Segment', target: 'c_Segment', type: 'STRING', spannerType: { code: 'STRING' } },
-  ],
-  mode,
-  cache: mode === 'latest' ? { maxSize: 2, expireAfterWriteMs: 1_000, cacheMissing } : undefined,
-});
+const lookup = (mode: 'as-of-commit' | 'latest', cacheMissing = false): ResolvedLookup =>
+  ordersCustomersLookup(
+    ['Name', 'Segment'],
+    mode,
+    mode === 'latest' ? { maxSize: 2, expireAfterWriteMs: 1_000, cacheMissing } : undefined,
+  );
 
 const fact = (cust: string, at: number, region = 'eu'): FactRow => ({
   values: { OrderId: String(at), Region: region, CustId: cust },

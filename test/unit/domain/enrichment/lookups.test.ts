@@ -2,6 +2,7 @@
 
 import { lookupsSchema, resolveLookups } from '../../../../shared/domain/enrichment/lookups';
 import type { TableSchema } from '../../../../shared/domain/information-schema';
+import { ordersCustomersLookup } from '../support/orders-lookup';
 
 const orders: TableSchema = {
   name: 'Orders',
@@ -43,22 +44,7 @@ describe('lookups', () => {
     const r = resolveLookups(orders, parse([good]), schemas);
     expect(r).toEqual({
       ok: true,
-      lookups: [
-        {
-          id: 'Orders.lookups[0]',
-          factTable: 'Orders',
-          dimension: 'Customers',
-          key: [
-            { dimensionColumn: 'Region', factColumn: 'Region' },
-            { dimensionColumn: 'CustomerId', factColumn: 'CustId' },
-          ],
-          columns: [
-            { source: 'Segment', target: 'c_Segment', type: 'STRING', spannerType: { code: 'STRING' } },
-          ],
-          mode: 'as-of-commit',
-          cache: undefined,
-        },
-      ],
+      lookups: [ordersCustomersLookup(['Segment'], 'as-of-commit')],
     });
   });
 
