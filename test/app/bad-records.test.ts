@@ -7,8 +7,8 @@
 import { keyHash } from '../../shared/domain/log-values';
 import { UnrepresentableError } from '../../shared/domain/record-errors';
 import { addMillis } from '../../shared/domain/timestamp';
-import type { ChangeQuery } from '../../shared/ports/change-source';
 import { Harness, T0 } from './support/harness';
+import { readDataChangesSlowly } from './support/slow-reads';
 
 async function settle(h: Harness, rounds = 4) {
   for (let i = 0; i < rounds; i++) {
@@ -98,13 +98,7 @@ describe('dead letters across a re-read', () => {
     const [task] = h.queue.drain();
     expect(await h.deliver(task!)).toMatchObject({ status: 503 });
     // The retry reads slowly: every record is its own flush.
-    const read = h.script.read.bind(h.script);
-    h.script.read = async function* (query: ChangeQuery) {
-      for await (const r of read(query)) {
-        if (r.kind === 'data-change') h.advance(1_500);
-        yield r;
-      }
-    };
+    readDataChangesSlowly(h, 1_500);
     await settle(h);
     const status = (await h.tick()).status!;
     expect(status.partitions.failed).toBe(0);

@@ -3,8 +3,8 @@
  * acknowledged (not at the last checkpoint), and the history holds every mod exactly once.
  */
 import { addMillis } from '../../shared/domain/timestamp';
-import type { ChangeQuery } from '../../shared/ports/change-source';
 import { Harness, T0 } from './support/harness';
+import { readDataChangesSlowly } from './support/slow-reads';
 
 describe('retry after a partial flush', () => {
   it('keeps the acknowledged boundary and writes no history twice', async () => {
@@ -13,13 +13,7 @@ describe('retry after a partial flush', () => {
     for (let i = 1; i <= 10; i++)
       h.script.commit(addMillis(T0, i * 100), [{ table: 'Orders', id: i % 4, val: `v${i}` }]);
     // Each record takes 1.5 s to read: every record is its own flush.
-    const read = h.script.read.bind(h.script);
-    h.script.read = async function* (query: ChangeQuery) {
-      for await (const r of read(query)) {
-        if (r.kind === 'data-change') h.advance(1_500);
-        yield r;
-      }
-    };
+    readDataChangesSlowly(h, 1_500);
     h.now = addMillis(T0, 2_000);
     await h.tick();
     const [task] = h.queue.drain();

@@ -3,9 +3,9 @@
  * boundary it flushed, instead of running on after Cloud Tasks gave up on the request.
  */
 import { addMillis } from '../../shared/domain/timestamp';
-import type { ChangeQuery } from '../../shared/ports/change-source';
 import { requestDeadlineMs } from '../../shared/wiring/app';
 import { Harness, T0 } from './support/harness';
+import { onEachRecord, readDataChangesSlowly } from './support/slow-reads';
 
 describe('the request deadline', () => {
   it('is 90 % of the dispatch deadline, at least 10 s before it', () => {
@@ -20,13 +20,7 @@ describe('the request deadline', () => {
     for (let i = 1; i <= 10; i++)
       h.script.commit(addMillis(T0, i * 100), [{ table: 'Orders', id: i, val: `v${i}` }]);
     // Each record takes 1.5 s to read: the whole window would take 15 s.
-    const read = h.script.read.bind(h.script);
-    h.script.read = async function* (query: ChangeQuery) {
-      for await (const r of read(query)) {
-        if (r.kind === 'data-change') h.advance(1_500);
-        yield r;
-      }
-    };
+    readDataChangesSlowly(h, 1_500);
     h.now = addMillis(T0, 2_000);
     await h.tick();
     const [task] = h.queue.drain();
@@ -70,17 +64,13 @@ describe('a split reported as several child-partitions records', () => {
       { table: 'Orders', id: 3, val: 'more' },
     ]);
     // The deadline passes right after the first of the split's records.
-    const read = h.script.read.bind(h.script);
     let slowed = false;
-    h.script.read = async function* (query: ChangeQuery) {
-      for await (const r of read(query)) {
-        if (r.kind === 'child-partitions' && query.partitionToken !== null && !slowed) {
-          slowed = true;
-          h.advance(6_000);
-        }
-        yield r;
+    onEachRecord(h, (r, query) => {
+      if (r.kind === 'child-partitions' && query.partitionToken !== null && !slowed) {
+        slowed = true;
+        h.advance(6_000);
       }
-    };
+    });
     for (let i = 0; i < 6; i++) {
       await h.tick();
       await h.drain();
