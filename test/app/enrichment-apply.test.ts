@@ -30,6 +30,7 @@ import { createLogger } from '../../shared/domain/log';
 import { canonicalKey, type KeyColumn } from '../../shared/domain/row-reads';
 import { fromNanos, type Timestamp } from '../../shared/domain/timestamp';
 import type { RowsAt, SchemaReadOptions, SpannerCatalog } from '../../shared/ports/spanner-catalog';
+import { columnTypesOf, soleRecordOfTransaction } from '../unit/domain/support/change-records';
 import { AllTablesCatalog, schemaColumn } from './support/catalog';
 
 const ts = (n: number): Timestamp => fromNanos(1_700_000_000_000_000_000n + BigInt(n));
@@ -91,27 +92,19 @@ function record(p: {
   capture?: ValueCaptureType;
   mods: Array<{ id: string; values?: Record<string, JsonValue>; old?: Record<string, JsonValue> }>;
 }): DataChangeRecord {
-  return {
-    kind: 'data-change',
+  return soleRecordOfTransaction({
     commitTimestamp: p.at,
     recordSequence: '00000000',
     serverTransactionId: `tx${p.at}`,
-    isLastRecordInTransactionInPartition: true,
     tableName: 'Orders',
-    columnTypes: ORDERS.columns.map((c, i) => ({
-      name: c.name,
-      type: c.type,
-      isPrimaryKey: c.name === 'OrderId',
-      ordinalPosition: i + 1,
-    })),
+    columnTypes: columnTypesOf(
+      ORDERS.columns.map((c) => [c.name, c.type]),
+      'OrderId',
+    ),
     mods: p.mods.map((m) => ({ keys: { OrderId: m.id }, newValues: m.values ?? {}, oldValues: m.old ?? {} })),
-    modType: p.modType ?? 'INSERT',
-    valueCaptureType: p.capture ?? 'NEW_ROW',
-    numberOfRecordsInTransaction: 1,
-    numberOfPartitionsInTransaction: 1,
-    transactionTag: '',
-    isSystemTransaction: false,
-  };
+    modType: p.modType,
+    valueCaptureType: p.capture,
+  });
 }
 
 const LOOKUP = {

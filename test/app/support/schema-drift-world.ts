@@ -2,7 +2,6 @@ import { MemoryHistorySink, MemoryReplicaSink } from '../../../shared/adapters/m
 import { historyBatches, writeReplica } from '../../../shared/app/sinks/sink-writer';
 import { TableRegistry } from '../../../shared/app/tables/table-registry';
 import type {
-  ColumnType,
   DataChangeRecord,
   JsonValue,
   ModType,
@@ -15,6 +14,7 @@ import { createLogger } from '../../../shared/domain/log';
 import { canonicalKey, type KeyColumn } from '../../../shared/domain/row-reads';
 import { fromNanos, type Timestamp } from '../../../shared/domain/timestamp';
 import type { RowsAt, SchemaReadOptions, SpannerCatalog } from '../../../shared/ports/spanner-catalog';
+import { columnTypesOf, soleRecordOfTransaction } from '../../unit/domain/support/change-records';
 import { AllTablesCatalog } from './catalog';
 
 export const t = (code: string): SpannerType => ({ code });
@@ -84,28 +84,19 @@ export function record(p: {
   columns: Array<[string, string]>;
   mods: Array<{ id: string; values?: Record<string, JsonValue> }>;
 }): DataChangeRecord {
-  const columnTypes: ColumnType[] = p.columns.map(([name, code], i) => ({
-    name,
-    type: t(code),
-    isPrimaryKey: name === 'Id',
-    ordinalPosition: i + 1,
-  }));
-  return {
-    kind: 'data-change',
+  return soleRecordOfTransaction({
     commitTimestamp: p.at,
     recordSequence: '00000000',
     serverTransactionId: `tx${p.at}`,
-    isLastRecordInTransactionInPartition: true,
     tableName: p.table ?? 'People',
-    columnTypes,
+    columnTypes: columnTypesOf(
+      p.columns.map(([name, code]) => [name, t(code)]),
+      'Id',
+    ),
     mods: p.mods.map((m) => ({ keys: { Id: m.id }, newValues: m.values ?? {}, oldValues: {} })),
-    modType: p.modType ?? 'INSERT',
-    valueCaptureType: p.capture ?? 'NEW_ROW',
-    numberOfRecordsInTransaction: 1,
-    numberOfPartitionsInTransaction: 1,
-    transactionTag: '',
-    isSystemTransaction: false,
-  };
+    modType: p.modType,
+    valueCaptureType: p.capture,
+  });
 }
 
 /** The world another instance shares: one catalog, one BigQuery. */
@@ -156,4 +147,9 @@ export const V1: TableSchema = {
   primaryKey: ['Id'],
   columns: [col('Id', 'INT64', 1), col('Name', 'STRING', 2)],
 };
+/** V1's columns as a change record lists them: name and type code. */
+export const V1_COLUMNS: Array<[string, string]> = [
+  ['Id', 'INT64'],
+  ['Name', 'STRING'],
+];
 export const V2: TableSchema = { ...V1, columns: [...V1.columns, col('Nick', 'STRING', 3)] };

@@ -1,6 +1,5 @@
 /** The seal of a stream dead letter (ADR-2305): what replay trusts, read back as stored. */
 
-import type { DataChangeRecord } from '../../../shared/domain/change-record';
 import {
   newDeadLetter,
   parseDeadLetter,
@@ -10,27 +9,20 @@ import {
 import { checkSeal, parseSealSettings, sealed } from '../../../shared/domain/dead-letter-seal';
 import { SluiceError } from '../../../shared/domain/errors';
 import { parseTimestamp } from '../../../shared/domain/timestamp';
+import { columnTypesOf, soleRecordOfTransaction } from './support/change-records';
 
 const ts = (s: string) => parseTimestamp(`2026-01-01T00:00:${s}Z`);
 const key = Buffer.alloc(32, 3);
 const settings = { key, trustUnsigned: false };
 
-const record: DataChangeRecord = {
-  kind: 'data-change',
+const record = soleRecordOfTransaction({
   commitTimestamp: ts('01.000000001'),
   recordSequence: '00000001',
   serverTransactionId: 'tx',
-  isLastRecordInTransactionInPartition: true,
   tableName: 'Customers',
-  columnTypes: [{ name: 'Id', type: { code: 'INT64' }, isPrimaryKey: true, ordinalPosition: 1 }],
+  columnTypes: columnTypesOf([['Id', { code: 'INT64' }]], 'Id'),
   mods: [{ keys: { Id: '1' }, newValues: { Email: null, Note: { b: 1, a: [2] } }, oldValues: {} }],
-  modType: 'INSERT',
-  valueCaptureType: 'NEW_ROW',
-  numberOfRecordsInTransaction: 1,
-  numberOfPartitionsInTransaction: 1,
-  transactionTag: '',
-  isSystemTransaction: false,
-} as DataChangeRecord;
+});
 
 const letter = newDeadLetter({
   pipeline: 'p',

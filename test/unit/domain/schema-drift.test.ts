@@ -1,5 +1,5 @@
 /** Replica plans and drift detection: which columns are replicated, and what a record or a read reveals. */
-import type { ColumnType, DataChangeRecord, SpannerType } from '../../../shared/domain/change-record';
+import type { DataChangeRecord, SpannerType } from '../../../shared/domain/change-record';
 import {
   parseTableSchema,
   type TableColumn,
@@ -7,6 +7,7 @@ import {
 } from '../../../shared/domain/information-schema';
 import { columnDrift, firstDrift, planReplica, sameType } from '../../../shared/domain/replica-plan';
 import { fromNanos } from '../../../shared/domain/timestamp';
+import { columnTypesOf, soleRecordOfTransaction } from './support/change-records';
 
 const t = (code: string, extra: Partial<SpannerType> = {}): SpannerType => ({ code, ...extra });
 const col = (name: string, type: SpannerType, extra: Partial<TableColumn> = {}, n = 0): TableColumn => ({
@@ -31,28 +32,14 @@ const PEOPLE: TableSchema = {
 };
 
 function record(columns: Array<[string, SpannerType]>, n = 1): DataChangeRecord {
-  const columnTypes: ColumnType[] = columns.map(([name, type], i) => ({
-    name,
-    type,
-    isPrimaryKey: name === 'Id',
-    ordinalPosition: i + 1,
-  }));
-  return {
-    kind: 'data-change',
+  return soleRecordOfTransaction({
     commitTimestamp: fromNanos(BigInt(n)),
     recordSequence: '0',
     serverTransactionId: `t${n}`,
-    isLastRecordInTransactionInPartition: true,
     tableName: 'People',
-    columnTypes,
+    columnTypes: columnTypesOf(columns, 'Id'),
     mods: [],
-    modType: 'INSERT',
-    valueCaptureType: 'NEW_ROW',
-    numberOfRecordsInTransaction: 1,
-    numberOfPartitionsInTransaction: 1,
-    transactionTag: '',
-    isSystemTransaction: false,
-  };
+  });
 }
 
 describe('replica plans', () => {
