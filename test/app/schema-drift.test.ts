@@ -12,42 +12,25 @@ import { replayDeadLetters } from '../../shared/app/operator/dead-letter-replay'
 import { newDeadLetter } from '../../shared/domain/dead-letter';
 import { SluiceError } from '../../shared/domain/errors';
 import type { TableSchema } from '../../shared/domain/information-schema';
-import { col, record, setup, ts, V1, V2 } from './support/schema-drift-world';
+
+import { col, record, setup, ts, V1, V1_COLUMNS, V2 } from './support/schema-drift-world';
+
+/** A record of V1's columns at `ts(at)` inserting person `id` named `name`. */
+const insertNamed = (at: number, id: string, name: string) =>
+  record({ at: ts(at), columns: V1_COLUMNS, mods: [{ id, values: { Name: name } }] });
 
 describe('schema drift in the reader batch path', () => {
   it('adds a column to the replica before the first row that has it; history keeps every mod', async () => {
     const s = setup();
     s.catalog.versions.push({ from: ts(0), schema: V1 }, { from: ts(10), schema: V2 });
-    await s.write([
-      record({
-        at: ts(5),
-        columns: [
-          ['Id', 'INT64'],
-          ['Name', 'STRING'],
-        ],
-        mods: [{ id: '1', values: { Name: 'a' } }],
-      }),
-    ]);
+    await s.write([insertNamed(5, '1', 'a')]);
     const schemaReads = s.catalog.schemaReads;
-    await s.write([
-      record({
-        at: ts(6),
-        columns: [
-          ['Id', 'INT64'],
-          ['Name', 'STRING'],
-        ],
-        mods: [{ id: '2', values: { Name: 'b' } }],
-      }),
-    ]);
+    await s.write([insertNamed(6, '2', 'b')]);
     expect(s.catalog.schemaReads).toBe(schemaReads);
     await s.write([
       record({
         at: ts(11),
-        columns: [
-          ['Id', 'INT64'],
-          ['Name', 'STRING'],
-          ['Nick', 'STRING'],
-        ],
+        columns: [...V1_COLUMNS, ['Nick', 'STRING']],
         mods: [{ id: '3', values: { Name: 'c', Nick: 'cc' } }],
       }),
     ]);
@@ -68,16 +51,7 @@ describe('schema drift in the reader batch path', () => {
     const s = setup();
     const bytes: TableSchema = { ...V1, columns: [col('Id', 'INT64', 1), col('Name', 'BYTES', 2)] };
     s.catalog.versions.push({ from: ts(0), schema: V1 }, { from: ts(10), schema: bytes });
-    await s.write([
-      record({
-        at: ts(5),
-        columns: [
-          ['Id', 'INT64'],
-          ['Name', 'STRING'],
-        ],
-        mods: [{ id: '1', values: { Name: 'a' } }],
-      }),
-    ]);
+    await s.write([insertNamed(5, '1', 'a')]);
     const failure = await s
       .write([
         record({
@@ -105,11 +79,7 @@ describe('schema drift in the reader batch path', () => {
     const amount = (at: number, id: string, code: string, value: string) =>
       record({
         at: ts(at),
-        columns: [
-          ['Id', 'INT64'],
-          ['Name', 'STRING'],
-          ['Amount', code],
-        ],
+        columns: [...V1_COLUMNS, ['Amount', code]],
         mods: [{ id, values: { Name: id, Amount: value } }],
       });
     const world = () => {
@@ -281,16 +251,7 @@ describe('schema drift in the reader batch path', () => {
       { at: ts(12), table: 'People', id: '1', row: { Id: '1', Name: 'ann', Upper: 'ANN', Added: '7' } },
       { at: ts(13), table: 'People', id: '1', row: { Id: '1', Name: 'bo', Upper: 'BO', Added: '7' } },
     );
-    await s.write([
-      record({
-        at: ts(1),
-        columns: [
-          ['Id', 'INT64'],
-          ['Name', 'STRING'],
-        ],
-        mods: [{ id: '1', values: { Name: 'ann' } }],
-      }),
-    ]);
+    await s.write([insertNamed(1, '1', 'ann')]);
     expect(s.replica.rows('people')).toEqual([{ Id: '1', Name: 'ann', Upper: 'ANN' }]);
     // A NEW_VALUES update of Name alone: the record does not show Added (set by a transaction this instance
     // never saw), the read at the commit timestamp does, and the replica gains it.
@@ -299,10 +260,7 @@ describe('schema drift in the reader batch path', () => {
         at: ts(13),
         modType: 'UPDATE',
         capture: 'NEW_VALUES',
-        columns: [
-          ['Id', 'INT64'],
-          ['Name', 'STRING'],
-        ],
+        columns: V1_COLUMNS,
         mods: [{ id: '1', values: { Name: 'bo' } }],
       }),
     ]);
@@ -317,10 +275,7 @@ describe('schema drift in the reader batch path', () => {
       record({
         at: ts(at),
         table: 'Audit',
-        columns: [
-          ['Id', 'INT64'],
-          ['Name', 'STRING'],
-        ],
+        columns: V1_COLUMNS,
         mods: [{ id: '1' }],
       });
     await s.write([audit(1), audit(2)]);
