@@ -17,6 +17,7 @@ import {
   changesOf,
   record,
   type SinkHarness,
+  singerInsert,
   singers,
   sinkContract,
   type TextRow,
@@ -99,14 +100,7 @@ historyContract('BigQuery emulator', async () => {
   };
 });
 
-const insertOf = (id: number, name: string, ts = 1) =>
-  changesOf(
-    record({
-      ts: at(ts),
-      modType: 'INSERT',
-      mods: [{ keys: { SingerId: String(id) }, newValues: { Name: name, Bio: null }, oldValues: {} }],
-    }),
-  );
+const insertOf = (id: number, name: string, ts = 1) => singerInsert(id, { Name: name, Bio: null }, ts);
 
 describe('BigQuery sinks with the official clients', () => {
   it('creates tables with primary key, clustering, max staleness and partitioning; no dedup view', async () => {

@@ -6,15 +6,7 @@ import {
 } from '../../shared/adapters/memory/sinks';
 import { formatTimestamp } from '../../shared/domain/timestamp';
 import { historyContract } from './history-sink.contract';
-import {
-  at,
-  changesOf,
-  record,
-  type SinkHarness,
-  singers,
-  sinkContract,
-  type TextRow,
-} from './sinks.contract';
+import { type SinkHarness, singerInsert, singers, sinkContract, type TextRow } from './sinks.contract';
 
 function text(row: Record<string, unknown>): TextRow {
   return Object.fromEntries(Object.entries(row).map(([k, v]) => [k, v === null ? null : String(v)]));
@@ -58,13 +50,7 @@ describe('in-memory sinks', () => {
   it('rejects a write with an injected error and applies the re-sent batch', async () => {
     const h = harness();
     await h.replica.ensureTable('singers', singers(), 'all');
-    const batch = changesOf(
-      record({
-        ts: at(1),
-        modType: 'INSERT',
-        mods: [{ keys: { SingerId: '1' }, newValues: { Name: 'a' }, oldValues: {} }],
-      }),
-    );
+    const batch = singerInsert(1, { Name: 'a' });
     h.replica.failNextWrite(Object.assign(new Error('unavailable'), { code: 14 }));
     await expect(h.replica.write('singers', batch)).rejects.toMatchObject({ code: 14 });
     await h.replica.write('singers', batch);

@@ -108,6 +108,16 @@ export function changesOf(...records: DataChangeRecord[]): Array<ReplicaUpsert |
   );
 }
 
+/** The replica changes of one INSERT of singer `id` with `newValues`, committed at `at(ts)`. */
+export const singerInsert = (id: number, newValues: Mod['newValues'], ts = 1) =>
+  changesOf(
+    record({
+      ts: at(ts),
+      modType: 'INSERT',
+      mods: [{ keys: { SingerId: String(id) }, newValues, oldValues: {} }],
+    }),
+  );
+
 const byId = (rows: TextRow[]) => [...rows].sort((a, b) => Number(a.SingerId) - Number(b.SingerId));
 
 /** Registers the contract tests; `make` builds a fresh harness (fresh dataset) per test. */
