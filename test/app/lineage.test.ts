@@ -32,6 +32,20 @@ function lineageOf(h: Harness, sink: MemoryLineageSink, heartbeatMs = 60_000) {
   return { reporter, tick: () => new Scheduler({ ...h.ports(), lineage }, h.settings, h.runtime()).tick() };
 }
 
+/**
+ * Starts the pipeline on a stream keeping one hour of changes, then lets an hour and two minutes pass:
+ * the tick after that (already run here) finds the position older than the retention. Returns the tick.
+ */
+async function outrunRetention(h: Harness, sink: MemoryLineageSink) {
+  h.catalog.options = { ...h.catalog.options, retentionSeconds: 3_600 };
+  const { tick } = lineageOf(h, sink);
+  await tick();
+  h.queue.drain();
+  h.advance(3_700_000);
+  await tick();
+  return tick;
+}
+
 const types = (events: RunEvent[]) => events.map((e) => e.eventType);
 
 describe('LineageReporter', () => {
@@ -130,13 +144,8 @@ describe('pipeline lineage from the scheduler', () => {
 
   it('FAIL with the reason when the retention guard stops the pipeline', async () => {
     const h = new Harness();
-    h.catalog.options = { ...h.catalog.options, retentionSeconds: 3_600 };
     const sink = new MemoryLineageSink();
-    const { tick } = lineageOf(h, sink);
-    await tick();
-    h.queue.drain();
-    h.advance(3_700_000);
-    await tick();
+    const tick = await outrunRetention(h, sink);
     expect(types(sink.events)).toEqual(['START', 'FAIL']);
     expect(sink.events[1]?.run.facets?.errorMessage?.message).toMatch(/older than the stream's retention/);
     expect(runEventProblems(sink.events[1])).toEqual([]);
@@ -146,13 +155,8 @@ describe('pipeline lineage from the scheduler', () => {
 
   it('a restart at a new epoch aborts the old run and starts a new one', async () => {
     const h = new Harness({ config: { retentionFallback: 'restart' } });
-    h.catalog.options = { ...h.catalog.options, retentionSeconds: 3_600 };
     const sink = new MemoryLineageSink();
-    const { tick } = lineageOf(h, sink);
-    await tick();
-    h.queue.drain();
-    h.advance(3_700_000);
-    await tick();
+    await outrunRetention(h, sink);
     expect(types(sink.events)).toEqual(['START', 'ABORT', 'START']);
     expect(sink.events[1]?.run.runId).toBe(sink.events[0]?.run.runId);
     expect(sink.events[2]?.run.runId).not.toBe(sink.events[0]?.run.runId);
