@@ -7,6 +7,7 @@ import type { BackfillDeps } from '../../../shared/app/backfill/deps';
 import { TableRegistry } from '../../../shared/app/tables/table-registry';
 import { createLogger } from '../../../shared/domain/log';
 import type { SnapshotSource } from '../../../shared/ports/snapshot-source';
+import { fakeResponse } from '../../functions/support/fakes';
 import type { Harness } from './harness';
 
 /** The backfill function's dependencies over the harness's ports (replay wired). */
@@ -42,19 +43,7 @@ export async function call(
   path: string,
   opts: { query?: Record<string, unknown>; body?: unknown; type?: string; deps?: Partial<BackfillDeps> } = {},
 ) {
-  const out = { status: 0, json: undefined as unknown, headers: {} as Record<string, string> };
-  const res = {
-    status(code: number) {
-      out.status = code;
-      return res;
-    },
-    json(b: unknown) {
-      out.json = b;
-    },
-    set(name: string, value: string) {
-      out.headers[name] = value;
-    },
-  };
+  const res = fakeResponse();
   const raw = typeof opts.body === 'string' ? Buffer.from(opts.body) : undefined;
   const headers: Record<string, string> = { 'content-type': opts.type ?? 'application/json' };
   const req = {
@@ -66,5 +55,5 @@ export async function call(
     header: (n: string) => headers[n.toLowerCase()],
   };
   await handleBackfillRequest({ ...depsOf(h), ...opts.deps }, req, res);
-  return out as { status: number; json: Record<string, unknown>; headers: Record<string, string> };
+  return { status: res.code, json: res.body as Record<string, unknown>, headers: res.headers };
 }
