@@ -8,14 +8,27 @@ import { keyHash } from '../../shared/domain/log-values';
 import { UnrepresentableError } from '../../shared/domain/record-errors';
 import { addMillis } from '../../shared/domain/timestamp';
 import { Harness, T0 } from './support/harness';
+import { settle } from './support/settle';
 import { readDataChangesSlowly } from './support/slow-reads';
 
-async function settle(h: Harness, rounds = 4) {
-  for (let i = 0; i < rounds; i++) {
-    h.advance(6_000);
-    await h.tick();
-    await h.drain();
-  }
+/** Commits order 2 with `val` between orders 1 ('a') and 3 ('c'), 100 ms apart, and runs the pipeline past them. */
+async function commitBetweenTwo(h: Harness, val: string) {
+  h.script.commit(addMillis(T0, 100), [{ table: 'Orders', id: 1, val: 'a' }]);
+  h.script.commit(addMillis(T0, 200), [{ table: 'Orders', id: 2, val }]);
+  h.script.commit(addMillis(T0, 300), [{ table: 'Orders', id: 3, val: 'c' }]);
+  h.now = addMillis(T0, 2_000);
+  await settle(h);
+}
+
+/** At the next tick no partition has failed and one Orders record is set aside as unrepresentable. */
+async function expectOneUnrepresentableSetAside(h: Harness) {
+  const status = (await h.tick()).status!;
+  expect(status.partitions.failed).toBe(0);
+  expect(status.deadLetters).toMatchObject({
+    pending: 1,
+    byTable: { Orders: 1 },
+    byReason: { 'permanent:UnrepresentableError': 1 },
+  });
 }
 
 /** Ids 1..7 live on the first root partition, 8..15 on the second. */
@@ -121,18 +134,8 @@ describe('a row too large to send', () => {
       if (i >= 0) throw new UnrepresentableError('row-too-large', destination, 'a row is too large', i);
       return write(destination, changes);
     };
-    h.script.commit(addMillis(T0, 100), [{ table: 'Orders', id: 1, val: 'a' }]);
-    h.script.commit(addMillis(T0, 200), [{ table: 'Orders', id: 2, val: 'huge' }]);
-    h.script.commit(addMillis(T0, 300), [{ table: 'Orders', id: 3, val: 'c' }]);
-    h.now = addMillis(T0, 2_000);
-    await settle(h);
-    const status = (await h.tick()).status!;
-    expect(status.partitions.failed).toBe(0);
-    expect(status.deadLetters).toMatchObject({
-      pending: 1,
-      byTable: { Orders: 1 },
-      byReason: { 'permanent:UnrepresentableError': 1 },
-    });
+    await commitBetweenTwo(h, 'huge');
+    await expectOneUnrepresentableSetAside(h);
     expect(h.replica.rows('orders').map((r) => r.Id)).toEqual(['1', '3']);
     expect(h.history.rows('orders_history')).toHaveLength(3);
   });
@@ -144,23 +147,13 @@ describe('a history row larger than an AppendRows request', () => {
 
   async function oversized(policy: 'fail' | 'dead-letter') {
     const h = new Harness({ roots: 1, config: { onBadRecord: policy } });
-    h.script.commit(addMillis(T0, 100), [{ table: 'Orders', id: 1, val: 'a' }]);
-    h.script.commit(addMillis(T0, 200), [{ table: 'Orders', id: 2, val: huge }]);
-    h.script.commit(addMillis(T0, 300), [{ table: 'Orders', id: 3, val: 'c' }]);
-    h.now = addMillis(T0, 2_000);
-    await settle(h);
+    await commitBetweenTwo(h, huge);
     return h;
   }
 
   it('under dead-letter: its record is set aside and the other rows are appended once each', async () => {
     const h = await oversized('dead-letter');
-    const status = (await h.tick()).status!;
-    expect(status.partitions.failed).toBe(0);
-    expect(status.deadLetters).toMatchObject({
-      pending: 1,
-      byTable: { Orders: 1 },
-      byReason: { 'permanent:UnrepresentableError': 1 },
-    });
+    await expectOneUnrepresentableSetAside(h);
     const rows = h.history.rows('orders_history');
     expect(rows.map((r) => JSON.parse(r.keys).Id)).toEqual(['1', '3']);
     expect(h.history.distinct('orders_history')).toBe(2);

@@ -13,7 +13,8 @@ import { createLogger } from '../../shared/domain/log';
 import { historyTableMissing, replicaTableMissing } from '../../shared/domain/missing-table';
 import { addMillis } from '../../shared/domain/timestamp';
 import type { Harness } from './support/harness';
-import { ids, running, settle } from './support/running-pipeline';
+import { ids, running } from './support/running-pipeline';
+import { settle } from './support/settle';
 
 async function statusText(h: Harness): Promise<string> {
   return JSON.stringify(await h.ledger.readStatus());

@@ -17,7 +17,8 @@ import { addMillis } from '../../shared/domain/timestamp';
 import { listAll } from '../../shared/ports/object-store';
 import { Harness } from './support/harness';
 import { call } from './support/operator-http';
-import { ids, running, settle } from './support/running-pipeline';
+import { ids, running } from './support/running-pipeline';
+import { settle } from './support/settle';
 
 const status = async (h: Harness) => JSON.stringify(await h.ledger.readStatus());
 const marker = async (h: Harness, name: string) => {

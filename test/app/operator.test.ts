@@ -6,14 +6,7 @@ import { keyHash } from '../../shared/domain/log-values';
 import { addMillis } from '../../shared/domain/timestamp';
 import { Harness, T0 } from './support/harness';
 import { call } from './support/operator-http';
-
-async function settle(h: Harness, rounds = 4) {
-  for (let i = 0; i < rounds; i++) {
-    h.advance(6_000);
-    await h.tick();
-    await h.drain();
-  }
-}
+import { settle } from './support/settle';
 
 /** Orders 3 is rejected by the replica (as BigQuery rejects a row for its content) until the fix. */
 async function rejecting(policy: 'fail' | 'dead-letter') {

@@ -6,15 +6,7 @@
 import { MemoryHistorySink, MemoryReplicaSink } from '../../../shared/adapters/memory/sinks';
 import { addMillis } from '../../../shared/domain/timestamp';
 import { Harness, T0 } from './harness';
-
-/** Advances the clock and runs a tick and its tasks, `rounds` times. */
-export async function settle(h: Harness, rounds = 4): Promise<void> {
-  for (let i = 0; i < rounds; i++) {
-    h.advance(6_000);
-    await h.tick();
-    await h.drain();
-  }
-}
+import { settle } from './settle';
 
 /** The `Id`s of replica rows, sorted. */
 export const ids = (rows: Array<Record<string, unknown>>): string[] => rows.map((r) => String(r.Id)).sort();
