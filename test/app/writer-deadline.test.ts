@@ -34,10 +34,16 @@ test('a dead letter that cannot be written leaves its mutations unapplied: 503, 
   expect(h.lines.some((l) => l.event === 'writer.dead-letter-failed' && l.severity === 'ERROR')).toBe(true);
 });
 
-test('attempts after a backoff are cut to the time left before the request deadline', async () => {
-  const h = harness({
+/** 30 s per BatchWrite call within a 40 s request deadline, plus `env`. */
+const fortySecondDeadline = (env: Record<string, string>) =>
+  harness({
     SLUICE_WRITER_BATCH_WRITE_TIMEOUT_MS: '30000',
     SLUICE_WRITER_REQUEST_DEADLINE_MS: '40000',
+    ...env,
+  });
+
+test('attempts after a backoff are cut to the time left before the request deadline', async () => {
+  const h = fortySecondDeadline({
     SLUICE_WRITER_BACKOFF_INITIAL_MS: '15000',
     SLUICE_WRITER_BACKOFF_MAX_MS: '15000',
   });
@@ -61,12 +67,7 @@ test('attempts after a backoff are cut to the time left before the request deadl
 });
 
 test('the request deadline bounds a round of more batches than the concurrency: later waves are not sent', async () => {
-  const h = harness({
-    SLUICE_WRITER_BATCH_WRITE_TIMEOUT_MS: '30000',
-    SLUICE_WRITER_REQUEST_DEADLINE_MS: '40000',
-    SLUICE_WRITER_MAX_BATCH_MUTATIONS: '1',
-    SLUICE_WRITER_CONCURRENCY: '1',
-  });
+  const h = fortySecondDeadline({ SLUICE_WRITER_MAX_BATCH_MUTATIONS: '1', SLUICE_WRITER_CONCURRENCY: '1' });
   // Every call hangs until its timeout (the fake clock moves by it) and reports nothing.
   const timeouts: number[] = [];
   h.sink.batchWrite = async (_m, o) => {
