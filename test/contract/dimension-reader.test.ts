@@ -93,6 +93,15 @@ const DDL: Record<Dialect, string[]> = {
 
 const spanner = dialectDatabases(DDL);
 
+/** The next `times` StreamingRead calls answer NOT_FOUND "Session not found"; returns the fault. */
+const sessionNotFound = (times: number) =>
+  spanner.emu.admin.faults.add({
+    method: 'StreamingRead',
+    times,
+    code: 5,
+    message: 'Session not found: injected',
+  });
+
 function spannerFixture(dialect: Dialect) {
   const pg = dialect === 'POSTGRESQL';
   const n = (s: string) => (pg ? s.toLowerCase() : s);
@@ -160,12 +169,7 @@ describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])('Spanner dimension
       code: 13,
       message: 'injected: no transaction may begin',
     });
-    const lost = spanner.emu.admin.faults.add({
-      method: 'StreamingRead',
-      times: 2,
-      code: 5,
-      message: 'Session not found: injected',
-    });
+    const lost = sessionNotFound(2);
     try {
       const seg = n('Segment');
       expect((await fixture.reader.read(n('Customers'), [['ap', '79']], [seg], t)).rows[0]?.[seg]).toBe(
@@ -183,12 +187,7 @@ describe.each<Dialect>(['GOOGLE_STANDARD_SQL', 'POSTGRESQL'])('Spanner dimension
   it('gives up on a session after three reads the service answered Session not found', async () => {
     const { n, fixture } = spannerFixture(dialect);
     const t = await fixture.write([{ region: 'ap', id: '80', segment: 'gold' }]);
-    const lost = spanner.emu.admin.faults.add({
-      method: 'StreamingRead',
-      times: 3,
-      code: 5,
-      message: 'Session not found: injected',
-    });
+    const lost = sessionNotFound(3);
     try {
       await expect(
         fixture.reader.read(n('Customers'), [['ap', '80']], [n('Segment')], t),
