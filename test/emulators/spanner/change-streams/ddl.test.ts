@@ -5,6 +5,16 @@ import { fakeSchema } from './fixtures';
 const gsql = fakeSchema();
 const pg = fakeSchema('POSTGRESQL');
 
+/** Applies the statements in order, each as schema version `version`. */
+function applyEach(
+  e: ReturnType<typeof createChangeStreamEngine>,
+  schema: typeof gsql,
+  version: bigint,
+  statements: string[],
+): void {
+  for (const statement of statements) e.applyDdl(statement, schema, version);
+}
+
 function codeOf(fn: () => unknown): number | undefined {
   try {
     fn();
@@ -54,14 +64,12 @@ describe('change-stream DDL and INFORMATION_SCHEMA', () => {
       ['All_', 'value_capture_type', 'STRING', 'NEW_ROW'],
       ['KeysOnly', 'exclude_delete', 'BOOL', 'true'],
     ]);
-    e.applyDdl('ALTER CHANGE STREAM Cols SET FOR ALL', gsql, 2n);
-    e.applyDdl(
+    applyEach(e, gsql, 2n, [
+      'ALTER CHANGE STREAM Cols SET FOR ALL',
       "ALTER CHANGE STREAM All_ SET OPTIONS (value_capture_type = 'NEW_VALUES', retention_period = NULL)",
-      gsql,
-      2n,
-    );
-    e.applyDdl('ALTER CHANGE STREAM KeysOnly DROP FOR ALL', gsql, 2n);
-    e.applyDdl('DROP CHANGE STREAM Cols', gsql, 2n);
+      'ALTER CHANGE STREAM KeysOnly DROP FOR ALL',
+      'DROP CHANGE STREAM Cols',
+    ]);
     expect(e.ddlStatements()).toEqual([
       "CREATE CHANGE STREAM All_ FOR ALL OPTIONS (value_capture_type = 'NEW_VALUES')",
       'CREATE CHANGE STREAM KeysOnly OPTIONS (exclude_delete = true)',
@@ -71,13 +79,11 @@ describe('change-stream DDL and INFORMATION_SCHEMA', () => {
 
   it('PostgreSQL: WITH, SET, RESET, lower-case view columns', () => {
     const e = createChangeStreamEngine({ dialect: 'POSTGRESQL' });
-    e.applyDdl(
+    applyEach(e, pg, 1n, [
       "CREATE CHANGE STREAM s FOR Singers(Name) WITH (value_capture_type = 'NEW_ROW_AND_OLD_VALUES', exclude_ttl_deletes = true)",
-      pg,
-      1n,
-    );
-    e.applyDdl("ALTER CHANGE STREAM s SET (retention_period = '2d')", pg, 1n);
-    e.applyDdl('ALTER CHANGE STREAM s RESET (exclude_ttl_deletes)', pg, 1n);
+      "ALTER CHANGE STREAM s SET (retention_period = '2d')",
+      'ALTER CHANGE STREAM s RESET (exclude_ttl_deletes)',
+    ]);
     expect(e.informationSchema('information_schema.change_stream_options')).toEqual([
       expect.objectContaining({
         change_stream_name: 's',
