@@ -6,14 +6,10 @@ import {
   unknownVariables,
 } from '../../../shared/domain/config';
 import { parseTimestamp } from '../../../shared/domain/timestamp';
+import { PIPELINE_ENV } from './support/pipeline-env';
 
 const ENV = {
-  SLUICE_PROJECT: 'my-project',
-  SLUICE_SPANNER_INSTANCE: 'prod-1',
-  SLUICE_SPANNER_DATABASE: 'shop',
-  SLUICE_SPANNER_STREAM: 'ShopChanges',
-  SLUICE_BIGQUERY_DATASET: 'shop_cdc',
-  SLUICE_LEDGER_BUCKET: 'my-project-sluice',
+  ...PIPELINE_ENV,
   SLUICE_TABLES: '{"Orders":{"replica":"orders","history":"orders_history"},"Items":{"history":"items_h"}}',
 };
 

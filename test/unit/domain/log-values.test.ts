@@ -14,14 +14,10 @@ import {
   rowValue,
 } from '../../../shared/domain/log-values';
 import { parseWriterConfig } from '../../../shared/domain/writer/config';
+import { PIPELINE_ENV } from './support/pipeline-env';
 
 const PIPELINE = {
-  SLUICE_PROJECT: 'my-project',
-  SLUICE_SPANNER_INSTANCE: 'prod-1',
-  SLUICE_SPANNER_DATABASE: 'shop',
-  SLUICE_SPANNER_STREAM: 'ShopChanges',
-  SLUICE_BIGQUERY_DATASET: 'shop_cdc',
-  SLUICE_LEDGER_BUCKET: 'my-project-sluice',
+  ...PIPELINE_ENV,
   SLUICE_TABLES: '{"Orders":{"replica":"orders"}}',
 };
 const WRITER = {
