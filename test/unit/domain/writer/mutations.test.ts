@@ -4,28 +4,37 @@ import { findTable, parseWriterCatalog, type WriterCatalog } from '../../../../s
 import { typeMutations } from '../../../../shared/domain/writer/mutations';
 import type { MutationInput } from '../../../../shared/domain/writer/request';
 
+/** An INFORMATION_SCHEMA.COLUMNS row as a `json: true` object, GoogleSQL spelling. */
+const gsqlColumn = (
+  t: string,
+  c: string,
+  p: number,
+  type: string,
+  nullable = 'YES',
+  generated = 'NEVER',
+) => ({
+  TABLE_NAME: t,
+  COLUMN_NAME: c,
+  ORDINAL_POSITION: p,
+  SPANNER_TYPE: type,
+  IS_NULLABLE: nullable,
+  IS_GENERATED: generated,
+});
+
 /** INFORMATION_SCHEMA rows as `json: true` objects, GoogleSQL spelling. */
 function gsqlCatalog(): WriterCatalog {
   const tables = [{ TABLE_NAME: 'Orders' }, { TABLE_NAME: 'Lines' }];
-  const col = (t: string, c: string, p: number, type: string, nullable = 'YES', generated = 'NEVER') => ({
-    TABLE_NAME: t,
-    COLUMN_NAME: c,
-    ORDINAL_POSITION: p,
-    SPANNER_TYPE: type,
-    IS_NULLABLE: nullable,
-    IS_GENERATED: generated,
-  });
   const columns = [
-    col('Orders', 'Total', 3, 'NUMERIC'),
-    col('Orders', 'Id', 1, 'INT64', 'NO'),
-    col('Orders', 'Note', 2, 'STRING(MAX)'),
-    col('Orders', 'Raw', 4, 'BYTES(MAX)'),
-    col('Orders', 'Upper', 5, 'STRING(MAX)', 'YES', 'ALWAYS'),
-    col('Orders', 'Vec', 6, 'TOKENLIST'),
-    col('Lines', 'OrderId', 1, 'INT64', 'NO'),
-    col('Lines', 'At', 2, 'TIMESTAMP', 'NO'),
-    col('Lines', 'Qty', 3, 'FLOAT64'),
-    col('SomeView', 'X', 1, 'INT64'),
+    gsqlColumn('Orders', 'Total', 3, 'NUMERIC'),
+    gsqlColumn('Orders', 'Id', 1, 'INT64', 'NO'),
+    gsqlColumn('Orders', 'Note', 2, 'STRING(MAX)'),
+    gsqlColumn('Orders', 'Raw', 4, 'BYTES(MAX)'),
+    gsqlColumn('Orders', 'Upper', 5, 'STRING(MAX)', 'YES', 'ALWAYS'),
+    gsqlColumn('Orders', 'Vec', 6, 'TOKENLIST'),
+    gsqlColumn('Lines', 'OrderId', 1, 'INT64', 'NO'),
+    gsqlColumn('Lines', 'At', 2, 'TIMESTAMP', 'NO'),
+    gsqlColumn('Lines', 'Qty', 3, 'FLOAT64'),
+    gsqlColumn('SomeView', 'X', 1, 'INT64'),
   ];
   const ix = (t: string, i: string, c: string, p: number | null) => ({
     TABLE_NAME: t,
@@ -175,16 +184,7 @@ test('a BYTES key is one row however its base64 is spelled: QQ== and QR== both d
   const catalog = parseWriterCatalog(
     'GOOGLE_STANDARD_SQL',
     [{ TABLE_NAME: 'Blobs' }],
-    [
-      {
-        TABLE_NAME: 'Blobs',
-        COLUMN_NAME: 'K',
-        ORDINAL_POSITION: 1,
-        SPANNER_TYPE: 'BYTES(16)',
-        IS_NULLABLE: 'NO',
-        IS_GENERATED: 'NEVER',
-      },
-    ],
+    [gsqlColumn('Blobs', 'K', 1, 'BYTES(16)', 'NO')],
     [{ TABLE_NAME: 'Blobs', INDEX_NAME: 'PRIMARY_KEY', COLUMN_NAME: 'K', ORDINAL_POSITION: 1 }],
   );
   const typed = typeMutations(catalog, [
