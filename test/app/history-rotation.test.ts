@@ -8,7 +8,6 @@
 process.env.METADATA_SERVER_DETECTION = 'none';
 delete process.env.BIGQUERY_EMULATOR_HOST;
 
-import { BigQueryHistorySink } from '../../shared/adapters/bigquery/history-sink';
 import { addMillis } from '../../shared/domain/timestamp';
 import { bigQueryEmulatorForFile } from '../emulators/bigquery/support/emulator-for-file';
 import { Harness } from './support/harness';
@@ -17,9 +16,8 @@ const PROJECT = 'test-project';
 const bq = bigQueryEmulatorForFile(PROJECT);
 
 async function setup() {
-  const { dataset, bigquery, clients } = await bq.freshDataset('rot');
   // Schema reads are never reused here, so a change shows at the next flush (production: within a minute).
-  const history = new BigQueryHistorySink(clients, { projectId: PROJECT, dataset, schemaTtlMs: 0 });
+  const { dataset, bigquery, history } = await bq.freshHistory('rot', { schemaTtlMs: 0 });
   const h = new Harness({ roots: 2, historySink: history, config: { bigquery: { dataset } } });
   return { h, history, bigquery, dataset };
 }

@@ -19,15 +19,7 @@ import { at } from './sinks.contract';
 const PROJECT = 'test-project';
 const bq = bigQueryEmulatorForFile(PROJECT);
 
-async function fresh() {
-  const { dataset, bigquery, clients } = await bq.freshDataset('hist');
-  return {
-    dataset,
-    bigquery,
-    clients,
-    history: new BigQueryHistorySink(clients, { projectId: PROJECT, dataset }),
-  };
-}
+const fresh = () => bq.freshHistory('hist');
 
 it('answers CreateWriteStream beyond the quota at once, as a rate-limited retryable failure', async () => {
   const { history } = await fresh();

@@ -5,6 +5,10 @@
 import type { BigQuery } from '@google-cloud/bigquery';
 import type { managedwriter } from '@google-cloud/bigquery-storage';
 import { type BigQueryEmulator, startBigQueryEmulator } from '../../../../local/emulators/bigquery/emulator';
+import {
+  BigQueryHistorySink,
+  type HistorySinkOptions,
+} from '../../../../shared/adapters/bigquery/history-sink';
 
 /** A new dataset and the official clients to reach it. */
 export interface FreshDataset {
@@ -18,6 +22,11 @@ export interface EmulatorForFile {
   readonly emu: BigQueryEmulator;
   /** Creates dataset `<prefix>_<n>`, n counting up within the file. */
   freshDataset(prefix: string): Promise<FreshDataset>;
+  /** A fresh dataset (as {@link freshDataset}) and a BigQuery history sink writing to it. */
+  freshHistory(
+    prefix: string,
+    options?: Omit<HistorySinkOptions, 'projectId' | 'dataset'>,
+  ): Promise<FreshDataset & { history: BigQueryHistorySink }>;
 }
 
 /** Registers `beforeAll` / `afterAll` hooks that start and stop an emulator for `projectId`. */
@@ -43,6 +52,15 @@ export function bigQueryEmulatorForFile(projectId = 'test-project'): EmulatorFor
       const bigquery = running().bigquery();
       await bigquery.createDataset(dataset);
       return { dataset, bigquery, clients: { bigquery, writer: running().writerClient() } };
+    },
+    async freshHistory(prefix, options = {}) {
+      const fresh = await this.freshDataset(prefix);
+      const history = new BigQueryHistorySink(fresh.clients, {
+        ...options,
+        projectId,
+        dataset: fresh.dataset,
+      });
+      return { ...fresh, history };
     },
   };
 }
