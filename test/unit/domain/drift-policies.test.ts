@@ -8,35 +8,31 @@ import { hidingOptions, streamOptionProblems } from '../../../shared/domain/stre
 import { compareFields, decideSpannerTypeChange, planFields } from '../../../shared/domain/type-changes';
 
 const t = (code: string, extra: Partial<SpannerType> = {}): SpannerType => ({ code, ...extra });
+/** The change of non-key column `c` from one Spanner type to another. */
+const decide = (from: SpannerType, to: SpannerType) => decideSpannerTypeChange('c', from, to, false);
+/** What `decide` answers for `c` when the column widens, narrows or cannot change, by BigQuery type. */
+const widen = (from: string, to: string) => ({ kind: 'widen', column: 'c', from, to });
+const narrow = (from: string, to: string) => ({ kind: 'narrow', column: 'c', from, to });
+const incompatible = (have: string, want: string) => ({ kind: 'incompatible', column: 'c', have, want });
 
 describe('type changes', () => {
   it('needs nothing when both Spanner types map to the same BigQuery type', () => {
-    expect(decideSpannerTypeChange('c', t('ENUM'), t('INT64'), false)).toEqual({ kind: 'same' });
-    expect(decideSpannerTypeChange('c', t('PROTO'), t('BYTES'), false)).toEqual({ kind: 'same' });
-    expect(decideSpannerTypeChange('c', t('FLOAT32'), t('FLOAT64'), false)).toEqual({ kind: 'same' });
+    expect(decide(t('ENUM'), t('INT64'))).toEqual({ kind: 'same' });
+    expect(decide(t('PROTO'), t('BYTES'))).toEqual({ kind: 'same' });
+    expect(decide(t('FLOAT32'), t('FLOAT64'))).toEqual({ kind: 'same' });
   });
 
   it('widens numbers in place the way BigQuery can', () => {
-    expect(decideSpannerTypeChange('c', t('INT64'), t('NUMERIC'), false)).toEqual({
-      kind: 'widen',
-      column: 'c',
-      from: 'INT64',
-      to: 'NUMERIC',
-    });
-    expect(
-      decideSpannerTypeChange('c', t('NUMERIC'), t('NUMERIC', { typeAnnotation: 'PG_NUMERIC' }), false),
-    ).toEqual({ kind: 'widen', column: 'c', from: 'NUMERIC', to: 'BIGNUMERIC' });
-    expect(decideSpannerTypeChange('c', t('INT64'), t('FLOAT64'), false).kind).toBe('widen');
+    expect(decide(t('INT64'), t('NUMERIC'))).toEqual(widen('INT64', 'NUMERIC'));
+    expect(decide(t('NUMERIC'), t('NUMERIC', { typeAnnotation: 'PG_NUMERIC' }))).toEqual(
+      widen('NUMERIC', 'BIGNUMERIC'),
+    );
+    expect(decide(t('INT64'), t('FLOAT64')).kind).toBe('widen');
   });
 
   it('refuses what BigQuery cannot convert: STRING ↔ BYTES, narrowing, arrays and scalars', () => {
-    expect(decideSpannerTypeChange('c', t('STRING'), t('BYTES'), false)).toEqual({
-      kind: 'incompatible',
-      column: 'c',
-      have: 'STRING',
-      want: 'BYTES',
-    });
-    expect(decideSpannerTypeChange('c', t('FLOAT64'), t('INT64'), false).kind).toBe('incompatible');
+    expect(decide(t('STRING'), t('BYTES'))).toEqual(incompatible('STRING', 'BYTES'));
+    expect(decide(t('FLOAT64'), t('INT64')).kind).toBe('incompatible');
     expect(
       compareFields(
         { name: 'c', type: 'INT64', repeated: false },
@@ -46,12 +42,7 @@ describe('type changes', () => {
   });
 
   it('writes a narrower value into a column already widened, but never into FLOAT64 (it would round)', () => {
-    expect(decideSpannerTypeChange('c', t('NUMERIC'), t('INT64'), false)).toEqual({
-      kind: 'narrow',
-      column: 'c',
-      from: 'NUMERIC',
-      to: 'INT64',
-    });
+    expect(decide(t('NUMERIC'), t('INT64'))).toEqual(narrow('NUMERIC', 'INT64'));
     expect(
       planFields(
         [{ name: 'c', type: 'BIGNUMERIC' }],
@@ -59,7 +50,7 @@ describe('type changes', () => {
         't',
       ),
     ).toEqual({ add: [], widen: [] });
-    expect(decideSpannerTypeChange('c', t('FLOAT64'), t('NUMERIC'), false).kind).toBe('incompatible');
+    expect(decide(t('FLOAT64'), t('NUMERIC')).kind).toBe('incompatible');
   });
 
   it('plans a table: new columns added as NULLABLE, widening listed, legacy REST names understood', () => {
