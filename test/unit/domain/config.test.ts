@@ -24,6 +24,9 @@ function issuesOf(fn: () => unknown) {
   throw new Error('expected a ConfigError');
 }
 
+/** The issues of parseConfig with ENV changed by `changes`. */
+const issuesWith = (changes: Record<string, string>) => issuesOf(() => parseConfig({ ...ENV, ...changes }));
+
 describe('parseConfig', () => {
   it('builds the configuration from the environment with safe defaults', () => {
     expect(parseConfig(ENV)).toEqual({
@@ -60,23 +63,21 @@ describe('parseConfig', () => {
     expect(config.allTables).toEqual({ replica: '{table}', history: '{table}_cdc' });
     expect(config.excludedTables).toEqual(['Audit']);
     expect(config.acceptStreamOptions).toEqual(['exclude_ttl_deletes', 'allow_txn_exclusion']);
-    expect(issuesOf(() => parseConfig({ ...ENV, SLUICE_TABLES: '{"*":{"replica":"fixed"}}' }))).toEqual([
+    expect(issuesWith({ SLUICE_TABLES: '{"*":{"replica":"fixed"}}' })).toEqual([
       {
         path: 'tables.*.replica',
         variable: 'SLUICE_TABLES',
         rule: 'must be true (the default naming rule) or a BigQuery table name containing {table}, e.g. {table}_cdc',
       },
     ]);
-    expect(
-      issuesOf(() => parseConfig({ ...ENV, SLUICE_ACCEPT_STREAM_OPTIONS: 'exclude_everything' })),
-    ).toEqual([
+    expect(issuesWith({ SLUICE_ACCEPT_STREAM_OPTIONS: 'exclude_everything' })).toEqual([
       {
         path: 'acceptStreamOptions[0]',
         variable: 'SLUICE_ACCEPT_STREAM_OPTIONS',
         rule: 'must list only exclude_insert, exclude_update, exclude_delete, exclude_ttl_deletes, allow_txn_exclusion',
       },
     ]);
-    expect(issuesOf(() => parseConfig({ ...ENV, SLUICE_TABLES: '{"Audit":false}' }))).toEqual([
+    expect(issuesWith({ SLUICE_TABLES: '{"Audit":false}' })).toEqual([
       { path: 'tables', variable: 'SLUICE_TABLES', rule: 'must watch at least one table' },
     ]);
   });
@@ -90,9 +91,9 @@ describe('parseConfig', () => {
     expect(config.excludedTables).toEqual(['audit.Log']);
     const rule = 'table name must be an identifier, or schema.table for a table in a named schema';
     for (const bad of ['a.b.c', 'sales.', '.Orders', 'sales-eu.Orders', 'sales.Order Lines']) {
-      expect(
-        issuesOf(() => parseConfig({ ...ENV, SLUICE_TABLES: JSON.stringify({ [bad]: { replica: 'x' } }) })),
-      ).toEqual([{ path: `tables.${bad}`, variable: 'SLUICE_TABLES', rule }]);
+      expect(issuesWith({ SLUICE_TABLES: JSON.stringify({ [bad]: { replica: 'x' } }) })).toEqual([
+        { path: `tables.${bad}`, variable: 'SLUICE_TABLES', rule },
+      ]);
     }
   });
 
@@ -125,25 +126,22 @@ describe('parseConfig', () => {
       history: { streamMaxAgeMs: 3_600_000, streamMaxRows: 5_000 },
     });
     expect(parseConfig({ ...ENV, SLUICE_START_AT: 'snapshot' }).startAt).toEqual({ kind: 'snapshot' });
-    expect(
-      issuesOf(() => parseConfig({ ...ENV, SLUICE_HISTORY_STREAM_MAX_ROWS: '12.5' })).map((i) => i.variable),
-    ).toEqual(['SLUICE_HISTORY_STREAM_MAX_ROWS']);
+    expect(issuesWith({ SLUICE_HISTORY_STREAM_MAX_ROWS: '12.5' }).map((i) => i.variable)).toEqual([
+      'SLUICE_HISTORY_STREAM_MAX_ROWS',
+    ]);
   });
 
   it('lists every bad variable in one error, with its path, variable and rule', () => {
-    const issues = issuesOf(() =>
-      parseConfig({
-        ...ENV,
-        SLUICE_PROJECT: 'X',
-        SLUICE_SPANNER_STREAM: 'drop table; --',
-        SLUICE_MODE: 'sometimes',
-        SLUICE_HEARTBEAT_MS: '500',
-        SLUICE_WINDOW_MAX_MS: 'ten minutes',
-        SLUICE_START_AT: 'yesterday',
-        SLUICE_RETENTION_FALLBACK: 'ignore',
-        SLUICE_TABLES: '{"Orders":{},"bad name":{"replica":"x"},"Items":{"replica":"no-dashes"}}',
-      }),
-    );
+    const issues = issuesWith({
+      SLUICE_PROJECT: 'X',
+      SLUICE_SPANNER_STREAM: 'drop table; --',
+      SLUICE_MODE: 'sometimes',
+      SLUICE_HEARTBEAT_MS: '500',
+      SLUICE_WINDOW_MAX_MS: 'ten minutes',
+      SLUICE_START_AT: 'yesterday',
+      SLUICE_RETENTION_FALLBACK: 'ignore',
+      SLUICE_TABLES: '{"Orders":{},"bad name":{"replica":"x"},"Items":{"replica":"no-dashes"}}',
+    });
     expect(issues.map((i) => `${i.path}|${i.variable}`).sort()).toEqual(
       [
         'project|SLUICE_PROJECT',
@@ -182,23 +180,18 @@ describe('parseConfig', () => {
       }
     })();
     expect(err?.message).toContain('tables (SLUICE_TABLES): must be a JSON object of table name to targets');
-    expect(issuesOf(() => parseConfig({ ...ENV, SLUICE_TABLES: '{}' }))).toEqual([
+    expect(issuesWith({ SLUICE_TABLES: '{}' })).toEqual([
       { path: 'tables', variable: 'SLUICE_TABLES', rule: 'must watch at least one table' },
     ]);
-    expect(issuesOf(() => parseConfig({ ...ENV, SLUICE_TABLES: '{bad' })).map((i) => i.path)).toEqual([
-      'tables',
-    ]);
+    expect(issuesWith({ SLUICE_TABLES: '{bad' }).map((i) => i.path)).toEqual(['tables']);
   });
 
   it('checks rules across fields', () => {
-    const issues = issuesOf(() =>
-      parseConfig({
-        ...ENV,
-        SLUICE_WINDOW_MAX_MS: '60000',
-        SLUICE_WINDOW_LONG_POLL_MS: '120000',
-        SLUICE_LEASE_MS: '30000',
-      }),
-    );
+    const issues = issuesWith({
+      SLUICE_WINDOW_MAX_MS: '60000',
+      SLUICE_WINDOW_LONG_POLL_MS: '120000',
+      SLUICE_LEASE_MS: '30000',
+    });
     expect(issues).toEqual([
       {
         path: 'window.longPollMs',
