@@ -11,10 +11,11 @@
  * feeding one (its rows interleave two tables' mods).
  */
 import fc from 'fast-check';
-import { addMillis } from '../../shared/domain/timestamp';
 import { FlakyStore } from './support/flaky-store';
 import { Harness } from './support/harness';
+import { scriptChanges } from './support/random-changes';
 import { prng } from './support/script';
+import { settle } from './support/settle';
 
 const FAULTS = [
   'none',
@@ -53,30 +54,16 @@ function tablesOf(layout: Layout) {
 
 const unavailable = () => Object.assign(new Error('14 UNAVAILABLE: injected'), { code: 14 });
 
-/** Writes a few seconds of changes (and partition churn) to the script, never beyond now. */
-function script(h: Harness, rnd: () => number, from: bigint): bigint {
-  let at = from as Harness['now'];
-  const until = addMillis(h.now, 3_000);
-  while (true) {
-    at = addMillis(at, 1 + Math.floor(rnd() * 300));
-    if (at > until) break;
-    const roll = rnd();
-    const live = h.script.live(at);
-    if (roll < 0.04 && live.length < 5) h.script.split(at, live[Math.floor(rnd() * live.length)]!.token);
-    else if (roll < 0.07 && live.length > 1) h.script.merge(at, live[0]!.token, live[1]!.token);
-    else {
-      const n = 1 + Math.floor(rnd() * 5);
-      const mods = Array.from({ length: n }, () => ({
-        table: rnd() < 0.7 ? 'Orders' : 'Items',
-        id: Math.floor(rnd() * 30),
-        val: `v${Math.floor(rnd() * 1000)}`,
-      }));
-      h.script.commit(at, [...new Map(mods.map((m) => [`${m.table}/${m.id}`, m])).values()]);
-    }
-  }
-  h.now = until;
-  return at;
-}
+/** A few seconds of changes (and partition churn) in the script, never beyond now. */
+const script = (h: Harness, rnd: () => number, from: bigint): bigint =>
+  scriptChanges(h, rnd, from as Harness['now'], {
+    maxGapMs: 300,
+    maxLive: 5,
+    maxMods: 5,
+    ordersShare: 0.7,
+    ids: 30,
+    nullShare: 0,
+  });
 
 /** Delivers a task outside the dispatcher; like Cloud Tasks, a task not answered 2xx is tried again. */
 function deliver(h: Harness, task: Harness['queue']['pending'][number]): Promise<void> {
@@ -185,11 +172,7 @@ async function run(seed: number, plan: Fault[], streamMaxAgeMs: number, layout: 
   }
   // Quiet and caught up: streams idle for long expire (their rows stay); then catch up again.
   for (const name of h.history.created) if (rnd() < 0.3) h.history.expire(name);
-  for (let i = 0; i < 12; i++) {
-    h.advance(65_000);
-    await h.tick();
-    await h.drain();
-  }
+  await settle(h, 12, 65_000);
   return h;
 }
 

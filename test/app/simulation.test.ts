@@ -1,14 +1,8 @@
-/**
- * Randomized (seeded) simulation: a scripted change stream with splits and merges replicated through the
- * scheduler and readers into in-memory sinks, with duplicate deliveries and injected faults. After catching up,
- * every replica equals the source and the raw history holds every mod exactly once. Faults:
- * sink failures, source UNAVAILABLE mid-stream, duplicate deliveries, concurrent ticks, lost GCS write
- * responses (412 on our own write) and GCS 503/429.
- */
-import { addMillis } from '../../shared/domain/timestamp';
 import { FlakyStore } from './support/flaky-store';
 import { Harness } from './support/harness';
+import { scriptChanges } from './support/random-changes';
 import { prng } from './support/script';
+import { settle } from './support/settle';
 
 async function simulate(seed: number, faults: boolean) {
   const store = new FlakyStore();
@@ -19,26 +13,14 @@ async function simulate(seed: number, faults: boolean) {
   let at = h.script.t0;
   for (let step = 0; step < 40; step++) {
     // Script the next few seconds, never beyond "now".
-    const until = addMillis(h.now, 3_000);
-    while (true) {
-      at = addMillis(at, 1 + Math.floor(rnd() * 400));
-      if (at > until) break;
-      const roll = rnd();
-      const live = h.script.live(at);
-      if (roll < 0.04 && live.length < 6) h.script.split(at, live[Math.floor(rnd() * live.length)]!.token);
-      else if (roll < 0.07 && live.length > 1) h.script.merge(at, live[0]!.token, live[1]!.token);
-      else {
-        const n = 1 + Math.floor(rnd() * 4);
-        const mods = Array.from({ length: n }, () => ({
-          table: rnd() < 0.6 ? 'Orders' : 'Items',
-          id: Math.floor(rnd() * 40),
-          val: rnd() < 0.2 ? null : `v${Math.floor(rnd() * 1000)}`,
-        }));
-        const unique = [...new Map(mods.map((m) => [`${m.table}/${m.id}`, m])).values()];
-        h.script.commit(at, unique);
-      }
-    }
-    h.now = until;
+    at = scriptChanges(h, rnd, at, {
+      maxGapMs: 400,
+      maxLive: 6,
+      maxMods: 4,
+      ordersShare: 0.6,
+      ids: 40,
+      nullShare: 0.2,
+    });
     if (faults) {
       const f = rnd();
       if (f < 0.1) h.replica.faults.fail(1);
@@ -54,11 +36,7 @@ async function simulate(seed: number, faults: boolean) {
     h.advance(Math.floor(rnd() * 6_000));
   }
   // Catch up: no more changes; tick and drain until every partition is at now.
-  for (let i = 0; i < 10; i++) {
-    h.advance(6_000);
-    await h.tick();
-    await h.drain();
-  }
+  await settle(h, 10);
   return h;
 }
 
