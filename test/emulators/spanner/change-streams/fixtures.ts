@@ -16,6 +16,10 @@ import { formatTimestamp, fromNanos, parseTimestamp } from '../../../../shared/d
 
 const t = (code: string, extra: Partial<SpannerTypeJson> = {}): SpannerTypeJson => ({ code, ...extra });
 
+/** Columns of the given type codes, in the order given. */
+const ofTypes = (codes: Record<string, string>): Array<[string, SpannerTypeJson]> =>
+  Object.entries(codes).map(([name, code]) => [name, t(code)]);
+
 function table(name: string, cols: Array<[string, SpannerTypeJson]>, primaryKey: string[]): TableInfo {
   const columns: ColumnInfo[] = cols.map(([n, type], i) => ({
     name: n,
@@ -34,30 +38,18 @@ export function fakeSchema(dialect: SchemaView['dialect'] = 'GOOGLE_STANDARD_SQL
     table(
       'Singers',
       [
-        ['SingerId', t('INT64')],
-        ['Name', t('STRING')],
-        ['Score', t('FLOAT64')],
-        ['Ratio', t('FLOAT32')],
-        ['Active', t('BOOL')],
-        ['Born', t('DATE')],
-        ['Updated', t('TIMESTAMP')],
-        ['Photo', t('BYTES')],
+        ...ofTypes({ SingerId: 'INT64', Name: 'STRING', Score: 'FLOAT64', Ratio: 'FLOAT32', Active: 'BOOL' }),
+        ...ofTypes({ Born: 'DATE', Updated: 'TIMESTAMP', Photo: 'BYTES' }),
         ['Balance', pg ? t('NUMERIC', { typeAnnotation: 'PG_NUMERIC' }) : t('NUMERIC')],
         ['Meta', pg ? t('JSON', { typeAnnotation: 'PG_JSONB' }) : t('JSON')],
         ['Tags', t('ARRAY', { arrayElementType: t('STRING') })],
       ],
       ['SingerId'],
     ),
-    table(
-      'Albums',
-      [
-        ['SingerId', t('INT64')],
-        ['AlbumId', t('STRING')],
-        ['Title', t('STRING')],
-        ['Plays', t('INT64')],
-      ],
-      ['SingerId', 'AlbumId'],
-    ),
+    table('Albums', ofTypes({ SingerId: 'INT64', AlbumId: 'STRING', Title: 'STRING', Plays: 'INT64' }), [
+      'SingerId',
+      'AlbumId',
+    ]),
   ];
   return {
     dialect,
@@ -107,40 +99,36 @@ export function singer(id: number, overrides: Record<string, WireValue> = {}): R
   };
 }
 
+/** A row change of singer `id`. */
+function singerChange(
+  id: number,
+  modType: RowChange['modType'],
+  oldRow: RowChange['oldRow'],
+  newRow: RowChange['newRow'],
+  writtenColumns: string[],
+): RowChange {
+  return { table: 'Singers', modType, keys: { SingerId: String(id) }, oldRow, newRow, writtenColumns };
+}
+
 /** Row changes for Singers. */
 export function ins(id: number, row = singer(id)): RowChange {
-  return {
-    table: 'Singers',
-    modType: 'INSERT',
-    keys: { SingerId: String(id) },
-    oldRow: null,
-    newRow: row,
-    writtenColumns: Object.keys(row).filter((k) => k !== 'SingerId'),
-  };
+  return singerChange(
+    id,
+    'INSERT',
+    null,
+    row,
+    Object.keys(row).filter((k) => k !== 'SingerId'),
+  );
 }
 export function upd(
   id: number,
   before: Record<string, WireValue>,
   set: Record<string, WireValue>,
 ): RowChange {
-  return {
-    table: 'Singers',
-    modType: 'UPDATE',
-    keys: { SingerId: String(id) },
-    oldRow: before,
-    newRow: { ...before, ...set },
-    writtenColumns: Object.keys(set),
-  };
+  return singerChange(id, 'UPDATE', before, { ...before, ...set }, Object.keys(set));
 }
 export function del(id: number, before: Record<string, WireValue>): RowChange {
-  return {
-    table: 'Singers',
-    modType: 'DELETE',
-    keys: { SingerId: String(id) },
-    oldRow: before,
-    newRow: null,
-    writtenColumns: [],
-  };
+  return singerChange(id, 'DELETE', before, null, []);
 }
 
 /** A decoded row, whatever the dialect. */
@@ -226,28 +214,22 @@ export async function collect(rows: AsyncIterable<WireValue[]>, limit = 10_000):
 
 const STRONG = { singleUse: { readOnly: { strong: true, returnReadTimestamp: true } } };
 
-/** Runs a GoogleSQL partition or initial query with named parameters. */
-export function gsqlQuery(
+/**
+ * Routes a change stream read, streamed in a strong single-use transaction; its four parameters, in this
+ * order, are the start and end timestamps, the partition token and the heartbeat interval.
+ */
+function routeRead(
   engine: ChangeStreamEngine,
   schema: SchemaView,
-  stream: string,
-  p: { start: bigint | null; end?: bigint | null; token?: string | null; hb?: number | null },
-  signal = new AbortController().signal,
+  sql: string,
+  params: Array<[string, WireValue]>,
+  signal: AbortSignal,
 ) {
+  const types = [{ code: 'TIMESTAMP' }, { code: 'TIMESTAMP' }, { code: 'STRING' }, { code: 'INT64' }];
   const q = engine.routeQuery({
-    sql: `SELECT ChangeRecord FROM READ_${stream}(start_timestamp => @start, end_timestamp => @end, partition_token => @token, heartbeat_milliseconds => @hb)`,
-    params: {
-      start: p.start === null ? null : iso(p.start),
-      end: p.end == null ? null : iso(p.end),
-      token: p.token ?? null,
-      hb: p.hb === null ? null : String(p.hb ?? 1000),
-    },
-    paramTypes: {
-      start: { code: 'TIMESTAMP' },
-      end: { code: 'TIMESTAMP' },
-      token: { code: 'STRING' },
-      hb: { code: 'INT64' },
-    },
+    sql,
+    params: Object.fromEntries(params),
+    paramTypes: Object.fromEntries(params.map(([name], i) => [name, types[i]!])),
     transaction: STRONG,
     streaming: true,
     schema,
@@ -257,6 +239,28 @@ export function gsqlQuery(
   return q;
 }
 
+/** Runs a GoogleSQL partition or initial query with named parameters. */
+export function gsqlQuery(
+  engine: ChangeStreamEngine,
+  schema: SchemaView,
+  stream: string,
+  p: { start: bigint | null; end?: bigint | null; token?: string | null; hb?: number | null },
+  signal = new AbortController().signal,
+) {
+  return routeRead(
+    engine,
+    schema,
+    `SELECT ChangeRecord FROM READ_${stream}(start_timestamp => @start, end_timestamp => @end, partition_token => @token, heartbeat_milliseconds => @hb)`,
+    [
+      ['start', p.start === null ? null : iso(p.start)],
+      ['end', p.end == null ? null : iso(p.end)],
+      ['token', p.token ?? null],
+      ['hb', p.hb === null ? null : String(p.hb ?? 1000)],
+    ],
+    signal,
+  );
+}
+
 /** Runs a PostgreSQL query `SELECT * FROM "spanner"."read_json_<stream>"($1, $2, $3, $4, null)`. */
 export function pgQuery(
   engine: ChangeStreamEngine,
@@ -264,25 +268,16 @@ export function pgQuery(
   stream: string,
   p: { start: bigint; end?: bigint | null; token?: string | null; hb?: number },
 ) {
-  const q = engine.routeQuery({
-    sql: `SELECT * FROM "spanner"."read_json_${stream}"($1, $2, $3, $4, null)`,
-    params: {
-      p1: iso(p.start),
-      p2: p.end == null ? null : iso(p.end),
-      p3: p.token ?? null,
-      p4: String(p.hb ?? 1000),
-    },
-    paramTypes: {
-      p1: { code: 'TIMESTAMP' },
-      p2: { code: 'TIMESTAMP' },
-      p3: { code: 'STRING' },
-      p4: { code: 'INT64' },
-    },
-    transaction: STRONG,
-    streaming: true,
+  return routeRead(
+    engine,
     schema,
-    signal: new AbortController().signal,
-  });
-  if (!q) throw new Error('not routed');
-  return q;
+    `SELECT * FROM "spanner"."read_json_${stream}"($1, $2, $3, $4, null)`,
+    [
+      ['p1', iso(p.start)],
+      ['p2', p.end == null ? null : iso(p.end)],
+      ['p3', p.token ?? null],
+      ['p4', String(p.hb ?? 1000)],
+    ],
+    new AbortController().signal,
+  );
 }
