@@ -73,30 +73,37 @@ afterAll(async () => {
   await emu?.stop();
 });
 
-mutationSinkContract('Spanner emulator, GoogleSQL', async () => {
-  const t = await createTestDatabase(emu, 'GOOGLE_STANDARD_SQL', [
-    'CREATE TABLE Accounts (Id INT64 NOT NULL, Name STRING(MAX) NOT NULL, Balance FLOAT64) PRIMARY KEY (Id)',
-    'CREATE INDEX AccountsByName ON Accounts (Name)',
-  ]);
-  open.push(t);
-  return {
-    sink: new SpannerMutationSink(t.database),
-    catalog: new SpannerWriterCatalog(t.database),
+/** The Accounts table of each dialect, with an index on its name. */
+const ACCOUNTS = {
+  GOOGLE_STANDARD_SQL: {
+    label: 'GoogleSQL',
+    ddl: [
+      'CREATE TABLE Accounts (Id INT64 NOT NULL, Name STRING(MAX) NOT NULL, Balance FLOAT64) PRIMARY KEY (Id)',
+      'CREATE INDEX AccountsByName ON Accounts (Name)',
+    ],
     table: 'Accounts',
     columns: { id: 'Id', name: 'Name', balance: 'Balance' },
-  };
-});
-
-mutationSinkContract('Spanner emulator, PostgreSQL', async () => {
-  const t = await createTestDatabase(emu, 'POSTGRESQL', [
-    'CREATE TABLE accounts (id bigint NOT NULL PRIMARY KEY, name text NOT NULL, balance float8)',
-    'CREATE INDEX accounts_by_name ON accounts (name)',
-  ]);
-  open.push(t);
-  return {
-    sink: new SpannerMutationSink(t.database),
-    catalog: new SpannerWriterCatalog(t.database),
+  },
+  POSTGRESQL: {
+    label: 'PostgreSQL',
+    ddl: [
+      'CREATE TABLE accounts (id bigint NOT NULL PRIMARY KEY, name text NOT NULL, balance float8)',
+      'CREATE INDEX accounts_by_name ON accounts (name)',
+    ],
     table: 'accounts',
     columns: { id: 'id', name: 'name', balance: 'balance' },
-  };
-});
+  },
+} as const;
+
+for (const [dialect, { label, ddl, table, columns }] of Object.entries(ACCOUNTS)) {
+  mutationSinkContract(`Spanner emulator, ${label}`, async () => {
+    const t = await createTestDatabase(emu, dialect as keyof typeof ACCOUNTS, [...ddl]);
+    open.push(t);
+    return {
+      sink: new SpannerMutationSink(t.database),
+      catalog: new SpannerWriterCatalog(t.database),
+      table,
+      columns,
+    };
+  });
+}
