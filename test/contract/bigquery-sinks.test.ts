@@ -5,7 +5,7 @@
 process.env.METADATA_SERVER_DETECTION = 'none';
 delete process.env.BIGQUERY_EMULATOR_HOST;
 
-import type { TableField } from '@google-cloud/bigquery';
+import type { BigQuery, TableField } from '@google-cloud/bigquery';
 import { BigQueryCompletenessSink } from '../../shared/adapters/bigquery/completeness-sink';
 import { BigQueryHistorySink } from '../../shared/adapters/bigquery/history-sink';
 import { BigQueryReplicaSink } from '../../shared/adapters/bigquery/replica-sink';
@@ -101,6 +101,10 @@ historyContract('BigQuery emulator', async () => {
 });
 
 const insertOf = (id: number, name: string, ts = 1) => singerInsert(id, { Name: name, Bio: null }, ts);
+
+/** The replica sink of another instance on the same dataset, with connections of its own. */
+const anotherInstance = (bigquery: BigQuery, dataset: string) =>
+  new BigQueryReplicaSink({ bigquery, writer: bq.emu.writerClient() }, { projectId: PROJECT, dataset });
 
 describe('BigQuery sinks with the official clients', () => {
   it('creates tables with primary key, clustering, max staleness and partitioning; no dedup view', async () => {
@@ -282,10 +286,7 @@ describe('BigQuery sinks with the official clients', () => {
 
   it('writes a column another instance added, reconnecting the connection it opened before', async () => {
     const { replica, bigquery, dataset, harness } = await bigQueryHarness();
-    const other = new BigQueryReplicaSink(
-      { bigquery, writer: bq.emu.writerClient() },
-      { projectId: PROJECT, dataset },
-    );
+    const other = anotherInstance(bigquery, dataset);
     await replica.ensureTable('singers', singers(), 'all');
     await replica.write('singers', insertOf(1, 'a'));
     await other.ensureTable('singers', singers(true), 'all');
@@ -306,10 +307,7 @@ describe('BigQuery sinks with the official clients', () => {
 
   it('adds columns two instances add at the same time: neither patch drops the other', async () => {
     const { replica, bigquery, dataset, harness } = await bigQueryHarness();
-    const other = new BigQueryReplicaSink(
-      { bigquery, writer: bq.emu.writerClient() },
-      { projectId: PROJECT, dataset },
-    );
+    const other = anotherInstance(bigquery, dataset);
     await replica.ensureTable('singers', singers(), 'all');
     const plus = (name: string) => {
       const s = singers();
