@@ -26,6 +26,17 @@ async function start(h: H, body: Parameters<typeof startBackfill>[1]) {
   return started.value;
 }
 
+/** The partition tasks queued so far, taken from the queue. */
+const partitionTasks = (h: H) => h.queue.drain().map((t) => parsePartitionTask(t.body));
+
+/** A backfill of Orders started over `rows` seeded orders. */
+async function ordersBackfill(rows: number) {
+  const h = harness();
+  seedOrders(h, rows);
+  const job = await start(h, { tables: ['Orders'] });
+  return { h, job };
+}
+
 describe('startBackfill', () => {
   it('plans one task per partition with deterministic ids and stores the job running', async () => {
     const h = harness();
@@ -96,9 +107,7 @@ describe('startBackfill', () => {
 
 describe('partition workers', () => {
   it('load the snapshot at T into the replica and history, and progress equals what was written', async () => {
-    const h = harness();
-    seedOrders(h, 7);
-    const job = await start(h, { tables: ['Orders'] });
+    const { h, job } = await ordersBackfill(7);
     const T = job.snapshot.readTimestamp;
     // Changes after T are not in the snapshot.
     h.snapshots.write(
@@ -148,9 +157,7 @@ describe('partition workers', () => {
   });
 
   it('a crash mid-partition is retried whole to the same end state', async () => {
-    const h = harness();
-    seedOrders(h, 9);
-    const job = await start(h, { tables: ['Orders'] });
+    const { h, job } = await ordersBackfill(9);
     const unavailable = Object.assign(new Error('14 UNAVAILABLE: connection reset'), { code: 14 });
     h.snapshots.failReads(2, unavailable);
     const [first, ...rest] = h.queue.drain();
@@ -168,11 +175,9 @@ describe('partition workers', () => {
   });
 
   it('a sink failure that is retryable answers retry; the re-run completes', async () => {
-    const h = harness();
-    seedOrders(h, 4);
-    await start(h, { tables: ['Orders'] });
+    const { h } = await ordersBackfill(4);
     h.replica.failNext.push(Object.assign(new Error('unavailable'), { code: 14 }));
-    const tasks = h.queue.drain().map((t) => parsePartitionTask(t.body));
+    const tasks = partitionTasks(h);
     const results = await Promise.allSettled(tasks.map((t) => runPartition(h.deps, t)));
     const failed = tasks.filter((_, i) => results[i]!.status === 'rejected');
     expect(failed).toHaveLength(1);
@@ -181,10 +186,8 @@ describe('partition workers', () => {
   });
 
   it('a duplicated partition task is a no-op and progress counts the partition once', async () => {
-    const h = harness();
-    seedOrders(h, 6);
-    const job = await start(h, { tables: ['Orders'] });
-    const tasks = h.queue.drain().map((t) => parsePartitionTask(t.body));
+    const { h, job } = await ordersBackfill(6);
+    const tasks = partitionTasks(h);
     await Promise.all([runPartition(h.deps, tasks[0]!), runPartition(h.deps, tasks[0]!)]);
     expect(await runPartition(h.deps, tasks[0]!)).toEqual({ kind: 'skipped', reason: 'already-done' });
     const mid = await getBackfill(h.deps, job.id);
@@ -200,10 +203,8 @@ describe('partition workers', () => {
   });
 
   it('a retry after the done marker failed never re-appends a committed partition, even when BigQuery forgot the stream', async () => {
-    const h = harness();
-    seedOrders(h, 4);
-    const job = await start(h, { tables: ['Orders'] });
-    const tasks = h.queue.drain().map((t) => parsePartitionTask(t.body));
+    const { h, job } = await ordersBackfill(4);
+    const tasks = partitionTasks(h);
     const first = tasks.find((t) => t.partition === 0)!;
     const unavailable = Object.assign(new Error('503 Service Unavailable'), { code: 503 });
     h.store.failNextWrite((name) => name.endsWith('/done/000000.json'), unavailable);
@@ -227,9 +228,7 @@ describe('partition workers', () => {
   });
 
   it('a commit sent but never recorded, its stream since forgotten, fails the job by name instead of re-reading', async () => {
-    const h = harness();
-    seedOrders(h, 4);
-    const job = await start(h, { tables: ['Orders'] });
+    const { h, job } = await ordersBackfill(4);
     const first = h.queue
       .drain()
       .map((t) => parsePartitionTask(t.body))
@@ -252,10 +251,8 @@ describe('partition workers', () => {
   });
 
   it('cancel turns the remaining tasks into no-ops', async () => {
-    const h = harness();
-    seedOrders(h, 6);
-    const job = await start(h, { tables: ['Orders'] });
-    const [first, ...rest] = h.queue.drain().map((t) => parsePartitionTask(t.body));
+    const { h, job } = await ordersBackfill(6);
+    const [first, ...rest] = partitionTasks(h);
     await runPartition(h.deps, first!);
     const cancelled = await cancelBackfill(h.deps, job.id);
     expect(cancelled).toMatchObject({ state: 'cancelled', partitions: { done: 1, total: 3 } });
@@ -273,7 +270,7 @@ describe('partition workers', () => {
     seedOrders(h, 3);
     const job = await start(h, { tables: ['Orders'] });
     h.tick(5_000_000_000n);
-    const tasks = h.queue.drain().map((t) => parsePartitionTask(t.body));
+    const tasks = partitionTasks(h);
     const outcome = await runPartition(h.deps, tasks[0]!);
     expect(outcome.kind).toBe('failed');
     const view = await getBackfill(h.deps, job.id);
@@ -288,7 +285,7 @@ describe('partition workers', () => {
     seedOrders(h, 2);
     const job = await start(h, { tables: ['Orders'], maxPartitions: 1 });
     h.replica.failNext.push(Object.assign(new Error('table gone'), { code: 5 }));
-    const [task] = h.queue.drain().map((t) => parsePartitionTask(t.body));
+    const [task] = partitionTasks(h);
     expect(await runPartition(h.deps, task!)).toMatchObject({
       kind: 'failed',
       error: expect.stringContaining('table gone'),
