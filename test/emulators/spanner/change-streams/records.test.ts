@@ -48,6 +48,17 @@ async function dataRecords(capture: string, txs: Parameters<typeof commitAll>[3]
 
 const before = singer(1);
 
+/** A manual clock, the time it starts at, and an engine on it with stream S over all tables in `partitions`. */
+function streamOnManualClock(partitions: number) {
+  const clock = manualClock();
+  const start = clock.now();
+  const { engine, schema } = engineWith(['CREATE CHANGE STREAM S FOR ALL'], {
+    now: clock.now,
+    initialPartitions: partitions,
+  });
+  return { clock, start, engine, schema };
+}
+
 describe('data change records per value capture type', () => {
   it('OLD_AND_NEW_VALUES: inserts carry every column, updates the written ones old and new, deletes the old row', async () => {
     const [i, u, d] = await dataRecords('OLD_AND_NEW_VALUES', [
@@ -201,12 +212,7 @@ describe('grouping, exclusion and transaction fields', () => {
   });
 
   it('spreads one transaction over partitions with consistent counts', async () => {
-    const clock = manualClock();
-    const start = clock.now();
-    const { engine, schema } = engineWith(['CREATE CHANGE STREAM S FOR ALL'], {
-      now: clock.now,
-      initialPartitions: 4,
-    });
+    const { clock, start, engine, schema } = streamOnManualClock(4);
     commitAll(engine, schema, clock, [Array.from({ length: 40 }, (_, i) => ins(i + 1))]);
     const walk = await walkDag(engine, schema, 'S', start, clock.advance(1));
     const recs = walk.data;
@@ -225,12 +231,7 @@ describe('grouping, exclusion and transaction fields', () => {
 
 describe('wire form', () => {
   it('GoogleSQL rows follow the ChangeRecord type with empty arrays for unused kinds; PG rows are one JSONB object', async () => {
-    const clock = manualClock();
-    const start = clock.now();
-    const { engine, schema } = engineWith(['CREATE CHANGE STREAM S FOR ALL'], {
-      now: clock.now,
-      initialPartitions: 1,
-    });
+    const { clock, start, engine, schema } = streamOnManualClock(1);
     const q = gsqlQuery(engine, schema, 'S', { start, end: start });
     expect(q.metadata.rowType.fields).toEqual([{ name: 'ChangeRecord', type: CHANGE_RECORD_TYPE }]);
     const [row] = (await collect(q.rows)) as [WireValue[]];
