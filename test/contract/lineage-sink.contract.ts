@@ -4,6 +4,7 @@ import { pipelineRunId, runEvent } from '../../shared/domain/lineage/events';
 import type { RunEvent } from '../../shared/domain/lineage/open-lineage';
 import { addNanos, parseTimestamp } from '../../shared/domain/timestamp';
 import type { LineageSink } from '../../shared/ports/lineage-sink';
+import { tableOf } from '../unit/domain/support/table-schemas';
 
 /** A sink under test, what it recorded, and an outage of its service. */
 export interface LineageSinkHarness {
@@ -16,14 +17,14 @@ export interface LineageSinkHarness {
 const scope = { pipeline: 'p', project: 'acme-prod', instance: 'inst', database: 'db', dataset: 'ds' };
 const at = parseTimestamp('2026-12-01T00:00:00.000000001Z');
 const table = {
-  schema: {
-    name: 'T',
-    primaryKey: ['K'],
-    columns: [
-      { name: 'K', type: { code: 'INT64' as const }, nullable: false, ordinalPosition: 1 },
-      { name: 'V', type: { code: 'STRING' as const }, nullable: true, ordinalPosition: 2 },
+  schema: tableOf(
+    'T',
+    ['K'],
+    [
+      ['K', 'INT64'],
+      ['V', 'STRING'],
     ],
-  },
+  ),
   watched: 'all' as const,
   replica: 't_replica',
 };

@@ -7,20 +7,21 @@ import { type LineageEmulator, startLineageEmulator } from '../../../local/emula
 import { pipelineRunId, runEvent } from '../../../shared/domain/lineage/events';
 import { type Json, toStruct } from '../../../shared/domain/lineage/struct';
 import { parseTimestamp } from '../../../shared/domain/timestamp';
+import { tableOf } from '../../unit/domain/support/table-schemas';
 
 const parent = 'projects/acme-prod/locations/us';
 const scope = { pipeline: 'p', project: 'acme-prod', instance: 'inst', database: 'db', dataset: 'ds' };
 const at = parseTimestamp('2026-12-01T00:00:00.5Z');
 const runId = pipelineRunId(scope, 0, at);
 const table = {
-  schema: {
-    name: 'Orders',
-    primaryKey: ['Id'],
-    columns: [
-      { name: 'Id', type: { code: 'INT64' as const }, nullable: false, ordinalPosition: 1 },
-      { name: 'Total', type: { code: 'FLOAT64' as const }, nullable: true, ordinalPosition: 2 },
+  schema: tableOf(
+    'Orders',
+    ['Id'],
+    [
+      ['Id', 'INT64'],
+      ['Total', 'FLOAT64'],
     ],
-  },
+  ),
   watched: 'all' as const,
   replica: 'orders',
 };

@@ -1,30 +1,30 @@
 /** Lookup configuration: parsed with defaults, refused with named problems, resolved in declared key order. */
 
 import { lookupsSchema, resolveLookups } from '../../../../shared/domain/enrichment/lookups';
-import type { TableSchema } from '../../../../shared/domain/information-schema';
 import { ordersCustomersLookup } from '../support/orders-lookup';
+import { tableOf } from '../support/table-schemas';
 
-const orders: TableSchema = {
-  name: 'Orders',
-  primaryKey: ['OrderId'],
-  columns: [
-    { name: 'OrderId', type: { code: 'INT64' }, nullable: false, ordinalPosition: 1 },
-    { name: 'Region', type: { code: 'STRING' }, nullable: false, ordinalPosition: 2 },
-    { name: 'CustId', type: { code: 'INT64' }, nullable: true, ordinalPosition: 3 },
-    { name: 'customers_Name', type: { code: 'STRING' }, nullable: true, ordinalPosition: 4 },
+const orders = tableOf(
+  'Orders',
+  ['OrderId'],
+  [
+    ['OrderId', 'INT64'],
+    ['Region', 'STRING', 'NOT NULL'],
+    ['CustId', 'INT64'],
+    ['customers_Name', 'STRING'],
   ],
-};
+);
 
-const customers: TableSchema = {
-  name: 'Customers',
-  primaryKey: ['Region', 'CustomerId'],
-  columns: [
-    { name: 'CustomerId', type: { code: 'INT64' }, nullable: false, ordinalPosition: 1 },
-    { name: 'Region', type: { code: 'STRING' }, nullable: false, ordinalPosition: 2 },
-    { name: 'Name', type: { code: 'STRING' }, nullable: true, ordinalPosition: 3 },
-    { name: 'Segment', type: { code: 'STRING' }, nullable: true, ordinalPosition: 4 },
+const customers = tableOf(
+  'Customers',
+  ['Region', 'CustomerId'],
+  [
+    ['CustomerId', 'INT64'],
+    ['Region', 'STRING'],
+    ['Name', 'STRING'],
+    ['Segment', 'STRING'],
   ],
-};
+);
 
 const schemas = new Map([
   ['Orders', orders],

@@ -12,6 +12,7 @@ import {
 import type { RunEventType } from '../../../../shared/domain/lineage/open-lineage';
 import { fromStruct, toStruct } from '../../../../shared/domain/lineage/struct';
 import { addNanos, parseTimestamp } from '../../../../shared/domain/timestamp';
+import { tableOf } from '../support/table-schemas';
 import { runEventProblems } from './open-lineage-schema';
 
 const scope: LineageScope = {
@@ -44,14 +45,14 @@ const orders: TableSchema = {
   ],
 };
 
-const customers: TableSchema = {
-  name: 'Customers',
-  primaryKey: ['CustomerId'],
-  columns: [
-    { name: 'CustomerId', type: { code: 'INT64' }, nullable: false, ordinalPosition: 1 },
-    { name: 'Name', type: { code: 'STRING' }, nullable: true, ordinalPosition: 2 },
+const customers = tableOf(
+  'Customers',
+  ['CustomerId'],
+  [
+    ['CustomerId', 'INT64'],
+    ['Name', 'STRING'],
   ],
-};
+);
 
 const tables: LineageTable[] = [
   { schema: orders, watched: ['Total', 'Tags'], replica: 'orders', history: 'changes' },
