@@ -19,6 +19,7 @@ import {
 } from '../../shared/domain/replica-rows';
 import { formatTimestamp, fromNanos, type Timestamp } from '../../shared/domain/timestamp';
 import type { CompletenessSink, HistorySink, ReplicaSink } from '../../shared/ports/sinks';
+import { tableOf } from '../unit/domain/support/table-schemas';
 
 /** Cell values as text (NULL stays null), so both implementations compare alike. */
 export type TextRow = Record<string, string | null>;
@@ -263,14 +264,14 @@ export function sinkContract(label: string, make: () => Promise<SinkHarness>): v
     });
 
     it('keeps TIMESTAMP keys that differ below a microsecond as distinct rows (exact companion key)', async () => {
-      const events: TableSchema = {
-        name: 'Events',
-        columns: [
-          { name: 'At', type: { code: 'TIMESTAMP' }, nullable: false, ordinalPosition: 1 },
-          { name: 'Name', type: { code: 'STRING' }, nullable: true, ordinalPosition: 2 },
+      const events = tableOf(
+        'Events',
+        ['At'],
+        [
+          ['At', 'TIMESTAMP'],
+          ['Name', 'STRING'],
         ],
-        primaryKey: ['At'],
-      };
+      );
       await h.replica.ensureTable('events', events, 'all');
       expect(await h.replicaTable('events')).toEqual({
         fields: ['At', 'At__ns', 'Name'],

@@ -8,8 +8,8 @@ import { PassThrough } from 'node:stream';
 import type { Database } from '@google-cloud/spanner';
 import { SpannerChangeSource } from '../../../shared/adapters/spanner/change-source';
 import { SpannerSnapshotSource } from '../../../shared/adapters/spanner/snapshot-source';
-import type { TableSchema } from '../../../shared/domain/information-schema';
 import { parseTimestamp } from '../../../shared/domain/timestamp';
+import { tableOf } from '../domain/support/table-schemas';
 
 type Proto = { kind: 'stringValue'; stringValue: string };
 const text = (v: string): Proto => ({ kind: 'stringValue', stringValue: v });
@@ -27,14 +27,14 @@ async function drainSlowly<T>(items: AsyncIterable<T>): Promise<T[]> {
   return got;
 }
 
-const table: TableSchema = {
-  name: 'T',
-  columns: [
-    { name: 'Id', type: { code: 'INT64' }, nullable: false, ordinalPosition: 1 },
-    { name: 'Name', type: { code: 'STRING' }, nullable: true, ordinalPosition: 2 },
+const table = tableOf(
+  'T',
+  ['Id'],
+  [
+    ['Id', 'INT64'],
+    ['Name', 'STRING'],
   ],
-  primaryKey: ['Id'],
-};
+);
 
 test('the snapshot source reads raw PartialResultSets: every row to a slow consumer, chunked values merged', async () => {
   const rows = Array.from({ length: 600 }, (_, i) => [
