@@ -6,32 +6,23 @@
 process.env.METADATA_SERVER_DETECTION = 'none';
 
 import { Spanner } from '@google-cloud/spanner';
-import { createTestDatabase, type TestDatabase } from '../../../local/emulators/spanner/client';
-import { type RunningSpannerEmulator, startSpannerEmulator } from '../../../local/emulators/spanner/server';
+import { googleSqlDatabaseForFile } from './support/google-sql-database';
 
-let emu: RunningSpannerEmulator;
-let db: TestDatabase;
-
-beforeAll(async () => {
-  emu = await startSpannerEmulator({ port: 0, changeStreams: false });
-  db = await createTestDatabase(emu, 'GOOGLE_STANDARD_SQL', [
+const spanner = googleSqlDatabaseForFile(
+  [
     'CREATE TABLE F (K FLOAT64 NOT NULL, V STRING(MAX)) PRIMARY KEY (K)',
     'CREATE TABLE N (K NUMERIC NOT NULL, V STRING(MAX)) PRIMARY KEY (K)',
-  ]);
-});
-
-afterAll(async () => {
-  await db?.close();
-  await emu?.stop();
-});
+  ],
+  { changeStreams: false },
+);
 
 const labels = async () => {
-  const [rows] = await db.database.run({ sql: 'SELECT V FROM F ORDER BY V', json: true });
+  const [rows] = await spanner.db.database.run({ sql: 'SELECT V FROM F ORDER BY V', json: true });
   return (rows as Array<{ V: string }>).map((r) => r.V);
 };
 
 test('non-finite FLOAT64 keys are distinct rows', async () => {
-  const table = db.database.table('F');
+  const table = spanner.db.database.table('F');
   await table.upsert([
     { K: 'Infinity', V: 'inf' },
     { K: '-Infinity', V: 'minus inf' },
@@ -50,7 +41,7 @@ test('non-finite FLOAT64 keys are distinct rows', async () => {
 });
 
 test('NUMERIC keys differing in the last of 38 digits are distinct keys', async () => {
-  const table = db.database.table('N');
+  const table = spanner.db.database.table('N');
   const big = '99999999999999999999999999999.99999999';
   await table.upsert([
     { K: Spanner.numeric(`${big}9`), V: 'nine' },
