@@ -8,35 +8,38 @@ import {
   type StartOptions,
   startSpannerEmulator,
 } from '../../../../local/emulators/spanner/server';
+import { startedForFile } from '../../common/for-file';
 
-/** The running emulator and its database (read them inside tests, after `beforeAll` ran). */
+/** The running emulator and its database (read them inside tests). */
 export interface GoogleSqlDatabase {
   readonly emu: RunningSpannerEmulator;
   readonly db: TestDatabase;
 }
 
-/** Registers `beforeAll` / `afterAll` hooks that start an emulator with `options` and create the database. */
+/** Starts an emulator with `options` for the file's tests and creates the database with `ddl` on it. */
 export function googleSqlDatabaseForFile(ddl: string[], options: StartOptions = {}): GoogleSqlDatabase {
-  let emu: RunningSpannerEmulator | undefined;
-  let db: TestDatabase | undefined;
-  beforeAll(async () => {
-    emu = await startSpannerEmulator({ port: 0, ...options });
-    db = await createTestDatabase(emu, 'GOOGLE_STANDARD_SQL', ddl);
-  });
-  afterAll(async () => {
-    await db?.close();
-    await emu?.stop();
-  });
-  const ready = <T>(v: T | undefined, what: string): T => {
-    if (v === undefined) throw new Error(`${what} is not ready: read it inside a test`);
-    return v;
-  };
+  const running = startedForFile(
+    'the Spanner emulator',
+    async () => {
+      const emu = await startSpannerEmulator({ port: 0, ...options });
+      try {
+        return { emu, db: await createTestDatabase(emu, 'GOOGLE_STANDARD_SQL', ddl) };
+      } catch (err) {
+        await emu.stop();
+        throw err;
+      }
+    },
+    async ({ emu, db }) => {
+      await db.close();
+      await emu.stop();
+    },
+  );
   return {
     get emu() {
-      return ready(emu, 'the emulator');
+      return running().emu;
     },
     get db() {
-      return ready(db, 'the database');
+      return running().db;
     },
   };
 }
