@@ -9,20 +9,13 @@ delete process.env['STORAGE_EMULATOR_HOST'];
 
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { type ApiError, CRC32C, Storage } from '@google-cloud/storage';
-import { type GcsEmulator, startGcsEmulator } from '../../../local/emulators/gcs/emulator';
 import { rejection } from '../common/rejection';
+import { gcsForFile } from './support/gcs-for-file';
 
-let emulator: GcsEmulator;
-let storage: Storage;
-
-beforeAll(async () => {
-  emulator = await startGcsEmulator({ port: 0, buckets: ['plain'] });
-  storage = emulator.storage({ retryOptions: { maxRetries: 0 } });
-});
-afterAll(() => emulator.stop());
+const gcs = gcsForFile({ buckets: ['plain'] }, { retryOptions: { maxRetries: 0 } });
 
 test('bucket PATCH merges labels, removes them with null, and changes storage class and autoclass', async () => {
-  const [bucket] = await storage.createBucket('meta-bkt', {
+  const [bucket] = await gcs.storage.createBucket('meta-bkt', {
     autoclass: { enabled: true, terminalStorageClass: 'ARCHIVE' },
   });
   let [m] = await bucket.getMetadata();
@@ -42,12 +35,12 @@ test('bucket PATCH merges labels, removes them with null, and changes storage cl
   [m] = await bucket.getMetadata();
   expect(m.labels).toBeUndefined();
   expect(m.versioning).toBeUndefined();
-  const [listed] = await storage.getBuckets({ prefix: 'meta-' });
+  const [listed] = await gcs.storage.getBuckets({ prefix: 'meta-' });
   expect(listed.map((b) => b.name)).toEqual(['meta-bkt']);
 });
 
 test('a versioned bucket keeps overwritten and deleted generations', async () => {
-  const [bucket] = await storage.createBucket('versioned-bkt', { versioning: { enabled: true } });
+  const [bucket] = await gcs.storage.createBucket('versioned-bkt', { versioning: { enabled: true } });
   expect(bucket.metadata.versioning).toEqual({ enabled: true });
   const file = bucket.file('doc');
   await file.save('a', { resumable: false });
@@ -69,27 +62,27 @@ test('a versioned bucket keeps overwritten and deleted generations', async () =>
 
 test('gzip-stored objects: served compressed with Content-Encoding to gzip clients, decompressed otherwise', async () => {
   const text = 'hello gzip '.repeat(500);
-  const file = storage.bucket('plain').file('page.html');
+  const file = gcs.storage.bucket('plain').file('page.html');
   await file.save(gzipSync(text), {
     resumable: false,
     metadata: { contentEncoding: 'gzip', contentType: 'text/html' },
   });
   expect((await file.download())[0].toString()).toBe(text);
-  const url = `${emulator.url}/storage/v1/b/plain/o/page.html?alt=media`;
+  const url = `${gcs.emulator.url}/storage/v1/b/plain/o/page.html?alt=media`;
   const compressed = await fetch(url, { headers: { 'accept-encoding': 'gzip' } });
   expect(compressed.headers.get('content-encoding')).toBe('gzip');
   const identity = await fetch(url, { headers: { 'accept-encoding': 'identity' } });
   expect(identity.headers.get('content-encoding')).toBeNull();
   expect(identity.headers.get('x-goog-stored-content-encoding')).toBe('gzip');
   expect(await identity.text()).toBe(text);
-  await storage.bucket('plain').upload(__filename, { destination: 'self.ts', gzip: true });
-  const [copy] = await storage.bucket('plain').file('self.ts').download();
+  await gcs.storage.bucket('plain').upload(__filename, { destination: 'self.ts', gzip: true });
+  const [copy] = await gcs.storage.bucket('plain').file('self.ts').download();
   expect(copy.toString()).toContain('served compressed with Content-Encoding');
-  expect(gunzipSync(emulator.admin.read('plain', 'self.ts') as Buffer).toString()).toBe(copy.toString());
+  expect(gunzipSync(gcs.emulator.admin.read('plain', 'self.ts') as Buffer).toString()).toBe(copy.toString());
 });
 
 test('hashes the client sends are checked, and nothing is stored on a mismatch', async () => {
-  const file = storage.bucket('plain').file('hashed');
+  const file = gcs.storage.bucket('plain').file('hashed');
   const wrong = await rejection<ApiError>(
     file.save('data', { resumable: false, metadata: { crc32c: 'AAAAAA==' } }),
   );
@@ -107,7 +100,7 @@ test('hashes the client sends are checked, and nothing is stored on a mismatch',
 });
 
 test('custom metadata is limited as the service limits it', async () => {
-  const file = storage.bucket('plain').file('meta');
+  const file = gcs.storage.bucket('plain').file('meta');
   const tooBig = { metadata: { a: 'x'.repeat(4000), b: 'y'.repeat(4000), c: 'z'.repeat(400) } };
   expect((await rejection<ApiError>(file.save('v', { resumable: false, metadata: tooBig }))).code).toBe(400);
   const oneValue = { metadata: { a: 'x'.repeat(4097) } };
@@ -124,7 +117,7 @@ test('custom metadata is limited as the service limits it', async () => {
 });
 
 test('listing with fields=items(name) and matchGlob', async () => {
-  const bucket = storage.bucket('plain');
+  const bucket = gcs.storage.bucket('plain');
   const names = [
     'glob/CloudLogo1',
     'glob/CloudLogo2',
@@ -144,7 +137,7 @@ test('listing with fields=items(name) and matchGlob', async () => {
 });
 
 test('the resumable status query answers 308 with content-length 0 and the stored range', async () => {
-  const start = await fetch(`${emulator.url}/upload/storage/v1/b/plain/o?uploadType=resumable&name=r`, {
+  const start = await fetch(`${gcs.emulator.url}/upload/storage/v1/b/plain/o?uploadType=resumable&name=r`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: '{}',
@@ -162,11 +155,11 @@ test('the resumable status query answers 308 with content-length 0 and the store
     'bytes=0-3',
   ]);
   await fetch(session, { method: 'PUT', headers: { 'content-range': 'bytes 4-5/6' }, body: 'ef' });
-  expect(emulator.admin.read('plain', 'r')?.toString()).toBe('abcdef');
+  expect(gcs.emulator.admin.read('plain', 'r')?.toString()).toBe('abcdef');
 });
 
 test('a client pointed with STORAGE_EMULATOR_HOST sees the same versions', async () => {
-  process.env['STORAGE_EMULATOR_HOST'] = emulator.url;
+  process.env['STORAGE_EMULATOR_HOST'] = gcs.emulator.url;
   const viaEnv = new Storage({ projectId: 'test' });
   delete process.env['STORAGE_EMULATOR_HOST'];
   const [files] = await viaEnv

@@ -6,23 +6,16 @@
 process.env['METADATA_SERVER_DETECTION'] = 'none';
 delete process.env['STORAGE_EMULATOR_HOST'];
 
-import type { ApiError, File, GetFilesOptions, Storage } from '@google-cloud/storage';
-import { type GcsEmulator, startGcsEmulator } from '../../../local/emulators/gcs/emulator';
+import type { ApiError, File, GetFilesOptions } from '@google-cloud/storage';
 import { rejection } from '../common/rejection';
+import { gcsForFile } from './support/gcs-for-file';
 
-let emulator: GcsEmulator;
-let storage: Storage;
-
-beforeAll(async () => {
-  emulator = await startGcsEmulator({ port: 0, buckets: ['ledger'] });
-  storage = emulator.storage();
-});
-afterAll(() => emulator.stop());
+const gcs = gcsForFile({ buckets: ['ledger'] });
 
 const opts = { resumable: false, contentType: 'application/json' } as const;
 
 describe('ledger recipe', () => {
-  const file = () => storage.bucket('ledger').file('p/partition-1.json');
+  const file = () => gcs.storage.bucket('ledger').file('p/partition-1.json');
 
   test('create-only succeeds once, then answers 412 conditionNotMet', async () => {
     await file().save('{"v":1}', { ...opts, preconditionOpts: { ifGenerationMatch: 0 } });
@@ -76,14 +69,14 @@ describe('ledger recipe', () => {
     const [ok] = await file().getMetadata({ ifGenerationMatch: String(meta.generation) });
     expect(ok.generation).toBe(meta.generation);
     expect((await rejection<ApiError>(file().getMetadata({ ifGenerationMatch: 1 }))).code).toBe(412);
-    const missing = await rejection<ApiError>(storage.bucket('ledger').file('nope').getMetadata());
+    const missing = await rejection<ApiError>(gcs.storage.bucket('ledger').file('nope').getMetadata());
     expect(missing.code).toBe(404);
     expect(missing.errors?.[0]?.reason).toBe('notFound');
-    expect((await storage.bucket('ledger').file('nope').exists())[0]).toBe(false);
+    expect((await gcs.storage.bucket('ledger').file('nope').exists())[0]).toBe(false);
   });
 
   test('ifGenerationNotMatch=0 means "must exist"', async () => {
-    const ghost = storage.bucket('ledger').file('ghost');
+    const ghost = gcs.storage.bucket('ledger').file('ghost');
     expect(
       (await rejection<ApiError>(ghost.save('x', { ...opts, preconditionOpts: { ifGenerationNotMatch: 0 } })))
         .code,
@@ -92,7 +85,7 @@ describe('ledger recipe', () => {
   });
 
   test('conditional delete', async () => {
-    const f = storage.bucket('ledger').file('tmp/x');
+    const f = gcs.storage.bucket('ledger').file('tmp/x');
     await f.save('x', opts);
     const [meta] = await f.getMetadata();
     expect((await rejection<ApiError>(f.delete({ ifGenerationMatch: 1 }))).code).toBe(412);
@@ -102,20 +95,20 @@ describe('ledger recipe', () => {
 
   test('download carries correct hashes and metadata reports crc32c/md5', async () => {
     const data = Buffer.from('hello ledger');
-    const f = storage.bucket('ledger').file('hash');
+    const f = gcs.storage.bucket('ledger').file('hash');
     await f.save(data, { resumable: false, validation: 'md5' });
     const [meta] = await f.getMetadata();
     expect(meta.md5Hash).toBe(require('node:crypto').createHash('md5').update(data).digest('base64'));
     const [got] = await f.download({ validation: 'crc32c' });
     expect(got.equals(data)).toBe(true);
-    const res = await fetch(`${emulator.url}/storage/v1/b/ledger/o/hash?alt=media`);
+    const res = await fetch(`${gcs.emulator.url}/storage/v1/b/ledger/o/hash?alt=media`);
     expect(res.headers.get('x-goog-hash')).toBe(`crc32c=${meta.crc32c},md5=${meta.md5Hash}`);
   });
 });
 
 describe('listing', () => {
   beforeAll(async () => {
-    const bucket = storage.bucket('ledger');
+    const bucket = gcs.storage.bucket('ledger');
     for (const name of ['l/a', 'l/b', 'l/c/1', 'l/c/2', 'l/d', 'm/x']) {
       await bucket
         .file(name)
@@ -124,7 +117,7 @@ describe('listing', () => {
   });
 
   test('items carry custom metadata; prefix and delimiter fold sub-folders', async () => {
-    const [files, , response] = await storage
+    const [files, , response] = await gcs.storage
       .bucket('ledger')
       .getFiles({ prefix: 'l/', delimiter: '/', autoPaginate: false });
     expect(files.map((f) => f.name)).toEqual(['l/a', 'l/b', 'l/d']);
@@ -136,7 +129,7 @@ describe('listing', () => {
     const seen: string[] = [];
     let query: GetFilesOptions | null = { prefix: 'l/', maxResults: 2, autoPaginate: false };
     for (let i = 0; i < 10 && query; i++) {
-      const [files, next]: [File[], GetFilesOptions | null, unknown] = await storage
+      const [files, next]: [File[], GetFilesOptions | null, unknown] = await gcs.storage
         .bucket('ledger')
         .getFiles(query);
       expect(files.length).toBeLessThanOrEqual(2);
@@ -144,12 +137,12 @@ describe('listing', () => {
       query = next;
     }
     expect(seen).toEqual(['l/a', 'l/b', 'l/c/1', 'l/c/2', 'l/d']);
-    const [all] = await storage.bucket('ledger').getFiles({ prefix: 'l/', maxResults: 2 });
+    const [all] = await gcs.storage.bucket('ledger').getFiles({ prefix: 'l/', maxResults: 2 });
     expect(all).toHaveLength(2);
   });
 
   test('startOffset / endOffset bound the names', async () => {
-    const [files] = await storage.bucket('ledger').getFiles({ startOffset: 'l/b', endOffset: 'l/d' });
+    const [files] = await gcs.storage.bucket('ledger').getFiles({ startOffset: 'l/b', endOffset: 'l/d' });
     expect(files.map((f) => f.name)).toEqual(['l/b', 'l/c/1', 'l/c/2']);
   });
 });
