@@ -5,6 +5,7 @@ import type { RunEvent } from '../../shared/domain/lineage/open-lineage';
 import { addNanos, parseTimestamp } from '../../shared/domain/timestamp';
 import type { LineageSink } from '../../shared/ports/lineage-sink';
 import { tableOf } from '../unit/domain/support/table-schemas';
+import { freshEachTest } from './support/fresh-each-test';
 
 /** A sink under test, what it recorded, and an outage of its service. */
 export interface LineageSinkHarness {
@@ -41,24 +42,21 @@ function event(eventType: RunEvent['eventType'], epoch = 0): RunEvent {
 /** Registers the contract tests. */
 export function lineageSinkContract(label: string, make: () => Promise<LineageSinkHarness>): void {
   describe(`LineageSink contract: ${label}`, () => {
-    let h: LineageSinkHarness;
-    beforeEach(async () => {
-      h = await make();
-    });
+    const h = freshEachTest(make);
 
     it('records an event as sent, under a process for the job and a run for the run id', async () => {
       const start = event('START');
-      const receipt = await h.sink.send(start);
+      const receipt = await h().sink.send(start);
       expect(receipt.process).toMatch(/processes\/.+/);
       expect(receipt.run.startsWith(`${receipt.process}/runs/`)).toBe(true);
       expect(receipt.lineageEvents).toHaveLength(1);
-      expect(await h.received()).toEqual([JSON.parse(JSON.stringify(start))]);
+      expect(await h().received()).toEqual([JSON.parse(JSON.stringify(start))]);
     });
 
     it('keeps one process per job and one run per run id', async () => {
-      const a = await h.sink.send(event('START'));
-      const b = await h.sink.send(event('RUNNING'));
-      const c = await h.sink.send(event('START', 1));
+      const a = await h().sink.send(event('START'));
+      const b = await h().sink.send(event('RUNNING'));
+      const c = await h().sink.send(event('START', 1));
       expect(b.process).toBe(a.process);
       expect(b.run).toBe(a.run);
       expect(c.process).toBe(a.process);
@@ -66,12 +64,12 @@ export function lineageSinkContract(label: string, make: () => Promise<LineageSi
     });
 
     it('an outage is a retryable error, and the event can be sent again', async () => {
-      await h.down();
+      await h().down();
       const start = event('START');
-      await expect(h.sink.send(start)).rejects.toMatchObject({ name: 'SluiceError', kind: 'retryable' });
-      await h.up();
-      await h.sink.send(start);
-      expect(await h.received()).toHaveLength(1);
+      await expect(h().sink.send(start)).rejects.toMatchObject({ name: 'SluiceError', kind: 'retryable' });
+      await h().up();
+      await h().sink.send(start);
+      expect(await h().received()).toHaveLength(1);
     });
   });
 }
