@@ -11,9 +11,10 @@ delete process.env.STORAGE_EMULATOR_HOST;
 import { type GcsEmulator, startGcsEmulator } from '../../local/emulators/gcs/emulator';
 import { GcsObjectStore } from '../../shared/adapters/gcs/object-store';
 import { JobStore } from '../../shared/app/backfill';
-import { type BackfillJob, encodeJob, JOB_FORMAT, jobObjects } from '../../shared/domain/backfill/job';
+import { type BackfillJob, encodeJob, jobObjects } from '../../shared/domain/backfill/job';
 import { fromNanos } from '../../shared/domain/timestamp';
-import { harness, ORDERS } from '../app/backfill/support';
+import { ordersJob } from '../app/backfill/orders-job';
+import { harness } from '../app/backfill/support';
 import { type BackfillServer, serveBackfill } from './support/backfill-server';
 
 const PARTITIONS = 120;
@@ -25,33 +26,14 @@ const h = harness();
 
 function job(n: number): BackfillJob {
   const at = fromNanos(1_714_557_600_000_000_000n + BigInt(n) * 1_000_000_000n);
-  return {
-    format: JOB_FORMAT,
+  return ordersJob({
     id: `job-${n}`,
-    pipeline: 'demo',
-    origin: 'http',
     state: 'running',
     snapshot: { transaction: `tx-${n}`, readTimestamp: at },
-    plan: 'p1',
-    dataBoost: false,
-    priority: 'medium',
-    targets: ['replica'],
-    tables: [
-      {
-        name: 'Orders',
-        schema: ORDERS,
-        columns: ['OrderId'],
-        replica: 'orders',
-        firstPartition: 0,
-        partitions: PARTITIONS,
-      },
-    ],
     partitions: PARTITIONS,
     createdAt: at,
     startedAt: at,
-    finishedAt: null,
-    error: null,
-  };
+  });
 }
 
 /** Writes a job with its partitions and half its done markers; the first two as before the index existed. */

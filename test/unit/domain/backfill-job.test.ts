@@ -1,10 +1,8 @@
 import {
-  type BackfillJob,
   decodeJob,
   decodePartition,
   encodeJob,
   encodePartition,
-  JOB_FORMAT,
   jobObjects,
   parsePartitionTask,
   partitionTaskId,
@@ -23,39 +21,22 @@ import {
   encodeChangeSequenceNumber,
 } from '../../../shared/domain/cdc-sequence';
 import { fromNanos } from '../../../shared/domain/timestamp';
+import { ordersJob } from '../../app/backfill/orders-job';
 import { ORDERS } from '../../app/backfill/support';
 
 const T = fromNanos(1_714_557_600_123_456_789n);
-const job: BackfillJob = {
-  format: JOB_FORMAT,
+const job = ordersJob({
   id: 'j1',
-  pipeline: 'demo',
-  origin: 'http',
   state: 'planning',
   snapshot: { transaction: 'abc', readTimestamp: T },
-  plan: 'p1',
-  dataBoost: false,
-  priority: 'medium',
-  targets: ['replica'],
-  tables: [
-    {
-      name: 'Orders',
-      schema: {
-        ...ORDERS,
-        columns: [{ ...ORDERS.columns[0]!, type: { code: 'ARRAY', arrayElementType: { code: 'INT64' } } }],
-      },
-      columns: ['OrderId'],
-      replica: 'orders',
-      firstPartition: 0,
-      partitions: 2,
-    },
-  ],
   partitions: 2,
   createdAt: T,
   startedAt: null,
-  finishedAt: null,
-  error: null,
-};
+  schema: {
+    ...ORDERS,
+    columns: [{ ...ORDERS.columns[0]!, type: { code: 'ARRAY', arrayElementType: { code: 'INT64' } } }],
+  },
+});
 
 describe('job codec', () => {
   it('round-trips with nanosecond timestamps', () => {
