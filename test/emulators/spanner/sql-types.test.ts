@@ -186,3 +186,14 @@ test('an INT64 column compared with a STRING parameter is refused, never an empt
   await expect(dbs.g.database.run('SELECT 1 / 0')).rejects.toMatchObject({ code: 11 });
   await expect(dbs.g.database.run('SELECT Apples AND Oranges')).rejects.toMatchObject({ code: 3 });
 });
+
+test('GREATEST and LEAST pick the extreme of their type, NUMERIC by value, not by its text', async () => {
+  const pick = (sql: string) => value(dbs.g, { sql: `SELECT ${sql}` });
+  expect(await pick('GREATEST(3, 11, 2)')).toEqual({ value: '11' });
+  expect(await pick('LEAST(3, 11, 2)')).toEqual({ value: '2' });
+  expect(await pick("GREATEST('b', 'ab', 'a')")).toBe('b');
+  expect(await pick("LEAST('b', 'ab', 'a')")).toBe('a');
+  expect(await pick("GREATEST(NUMERIC '9.5', NUMERIC '10', NUMERIC '-11')")).toEqual({ value: '10' });
+  expect(await pick("LEAST(NUMERIC '9.5', NUMERIC '10', NUMERIC '-11')")).toEqual({ value: '-11' });
+  expect(await pick('GREATEST(7)')).toEqual({ value: '7' });
+});
