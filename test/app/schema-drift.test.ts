@@ -19,6 +19,16 @@ import { col, record, setup, ts, V1, V1_COLUMNS, V2 } from './support/schema-dri
 const insertNamed = (at: number, id: string, name: string) =>
   record({ at: ts(at), columns: V1_COLUMNS, mods: [{ id, values: { Name: name } }] });
 
+/** A `NEW_VALUES` update at `ts(at)` of the keys `ids` that changes no column the record shows. */
+const keysUpdate = (at: number, ids: string[]) =>
+  record({
+    at: ts(at),
+    modType: 'UPDATE',
+    capture: 'NEW_VALUES',
+    columns: [['Id', 'INT64']],
+    mods: ids.map((id) => ({ id })),
+  });
+
 describe('schema drift in the reader batch path', () => {
   it('adds a column to the replica before the first row that has it; history keeps every mod', async () => {
     const s = setup();
@@ -153,15 +163,7 @@ describe('schema drift in the reader batch path', () => {
       [2, '2', 'b2'],
     ] as const)
       s.catalog.rows.push({ at: ts(at), table: 'People', id, row: { Id: id, Name: name } });
-    const update = (at: number, ids: string[]) =>
-      record({
-        at: ts(at),
-        modType: 'UPDATE',
-        capture: 'NEW_VALUES',
-        columns: [['Id', 'INT64']],
-        mods: ids.map((id) => ({ id })),
-      });
-    await s.write([update(1, ['1', '2', '3']), update(2, ['1', '2'])]);
+    await s.write([keysUpdate(1, ['1', '2', '3']), keysUpdate(2, ['1', '2'])]);
     expect(s.catalog.reads.map((r) => [r.at, r.keys])).toEqual([
       [ts(1), 3],
       [ts(2), 2],
@@ -192,15 +194,7 @@ describe('schema drift in the reader batch path', () => {
       inFlight--;
       return read(...args);
     };
-    const update = (at: number) =>
-      record({
-        at: ts(at),
-        modType: 'UPDATE',
-        capture: 'NEW_VALUES',
-        columns: [['Id', 'INT64']],
-        mods: [{ id: '1' }],
-      });
-    await s.write(stamps.map(update));
+    await s.write(stamps.map((at) => keysUpdate(at, ['1'])));
     expect(most).toBe(READS_AHEAD);
     expect(started).toEqual(stamps.map(ts));
     expect(s.catalog.reads).toHaveLength(stamps.length);
@@ -222,15 +216,8 @@ describe('schema drift in the reader batch path', () => {
       if (args[3] === ts(2)) throw Object.assign(new Error('injected UNAVAILABLE'), { code: 14 });
       return read(...args);
     };
-    const update = (at: number) =>
-      record({
-        at: ts(at),
-        modType: 'UPDATE',
-        capture: 'NEW_VALUES',
-        columns: [['Id', 'INT64']],
-        mods: [{ id: String(at) }],
-      });
-    await expect(s.write([update(1), update(2), update(3)])).rejects.toThrow('injected UNAVAILABLE');
+    const updates = [1, 2, 3].map((at) => keysUpdate(at, [String(at)]));
+    await expect(s.write(updates)).rejects.toThrow('injected UNAVAILABLE');
     expect(s.replica.rows('people')).toEqual([]);
   });
 
@@ -300,14 +287,7 @@ describe('schema drift in the reader batch path', () => {
         { code: 9 },
       );
     };
-    const update = record({
-      at: ts(1),
-      modType: 'UPDATE',
-      capture: 'NEW_VALUES',
-      columns: [['Id', 'INT64']],
-      mods: [{ id: '1' }],
-    });
-    const failure = await s.write([update]).then(
+    const failure = await s.write([keysUpdate(1, ['1'])]).then(
       () => undefined,
       (e: unknown) => e as { kind?: string; message?: string },
     );
