@@ -197,3 +197,16 @@ test('GREATEST and LEAST pick the extreme of their type, NUMERIC by value, not b
   expect(await pick("LEAST(NUMERIC '9.5', NUMERIC '10', NUMERIC '-11')")).toEqual({ value: '-11' });
   expect(await pick('GREATEST(7)')).toEqual({ value: '7' });
 });
+
+test('a scalar or ARRAY subquery of two columns is refused with the service message', async () => {
+  await expect(value(dbs.g, { sql: 'SELECT (SELECT 1, 2)' })).rejects.toThrow(
+    /Scalar subquery cannot have more than one column unless using SELECT AS STRUCT/,
+  );
+  await expect(value(dbs.g, { sql: 'SELECT ARRAY(SELECT 1, 2)' })).rejects.toThrow(
+    /ARRAY subquery cannot have more than one column unless using SELECT AS STRUCT/,
+  );
+  await expect(value(dbs.g, { sql: 'SELECT ARRAY(SELECT [1])' })).rejects.toThrow(
+    /nested arrays are not supported/,
+  );
+  expect(await value(dbs.g, { sql: 'SELECT (SELECT 5)' })).toEqual({ value: '5' });
+});

@@ -32,24 +32,25 @@ export function fieldAt(x: Typed, i: number): Typed {
   return { sql: `sp_field(${x.sql}, ${i}, ${typeArg(f.type)})`, type: f.type, name: f.name, agg: x.agg };
 }
 
-export function scalarSubquery(q: Query, s: Scope, cx: CompileCtx, pos: number): Typed {
+/** A subquery that must give one column (unless SELECT AS STRUCT): its SQL and that column's type. */
+function oneColumn(q: Query, s: Scope, cx: CompileCtx, pos: number, kind: 'Scalar' | 'ARRAY') {
   const c = compileQuery(q, cx, s);
   if (c.cols.length !== 1)
     cx.fail(
-      'Scalar subquery cannot have more than one column unless using SELECT AS STRUCT to build STRUCT values',
+      `${kind} subquery cannot have more than one column unless using SELECT AS STRUCT to build STRUCT values`,
       pos,
     );
-  return { sql: `(${c.sql})`, type: (c.cols[0] as { type: SqlType }).type };
+  return { sql: c.sql, type: (c.cols[0] as { type: SqlType }).type };
+}
+
+export function scalarSubquery(q: Query, s: Scope, cx: CompileCtx, pos: number): Typed {
+  const c = oneColumn(q, s, cx, pos, 'Scalar');
+  return { sql: `(${c.sql})`, type: c.type };
 }
 
 export function arraySubquery(q: Query, s: Scope, cx: CompileCtx, pos: number): Typed {
-  const c = compileQuery(q, cx, s);
-  if (c.cols.length !== 1)
-    cx.fail(
-      'ARRAY subquery cannot have more than one column unless using SELECT AS STRUCT to build STRUCT values',
-      pos,
-    );
-  const el = (c.cols[0] as { type: SqlType }).type;
+  const c = oneColumn(q, s, cx, pos, 'ARRAY');
+  const el = c.type;
   if (el.code === 'ARRAY')
     cx.fail(
       'Cannot use array subquery with column of type ARRAY because nested arrays are not supported',
