@@ -1,0 +1,248 @@
+/**
+ * Ending a partition (`endPartition`) over the in-memory ledger and task queue: the stalled reader's guard
+ * before any child is created, a finishing write that is refused, and which children the ending reader itself
+ * marks ready and enqueues (a split's all at once; a merge's child only by the parent that finishes last).
+ * Concurrent writers are played by a wrapper of the object store that runs a step just before or just after
+ * a chosen write, as another reader or the scheduler would.
+ */
+
+import { MemoryObjectStore } from '../../shared/adapters/memory/object-store';
+import { MemoryTaskQueue } from '../../shared/adapters/memory/task-queue';
+import { LedgerStore } from '../../shared/app/ledger/ledger-store';
+import { readerTaskId } from '../../shared/app/replication/common/reader-task';
+import { endPartition } from '../../shared/app/replication/reader/partition-end';
+import { isFatal, SluiceError } from '../../shared/domain/errors';
+import {
+  acquireLease,
+  entriesFromChildPartitions,
+  type HistoryCursors,
+  type PartitionEnd,
+  type PartitionEntry,
+  partitionId,
+  releaseLease,
+} from '../../shared/domain/ledger';
+import { createLogger } from '../../shared/domain/log';
+import { addMillis, formatTimestamp, parseTimestamp, type Timestamp } from '../../shared/domain/timestamp';
+import type {
+  ObjectPage,
+  ObjectStore,
+  StoredObject,
+  WriteOptions,
+  WriteOutcome,
+} from '../../shared/ports/object-store';
+
+const T = parseTimestamp('2026-01-01T00:00:00Z');
+/** Where the parents end: their child-partitions record's start timestamp. */
+const END = addMillis(T, 10_000);
+const EPOCH = 3;
+const PIPELINE = 'p1';
+const READER_URL = 'https://reader.example/run';
+const LEASE_MS = 60_000;
+const fast = { attempts: 2, baseDelayMs: 1, maxDelayMs: 1, sleep: async () => undefined };
+
+/** The object store with a step run once around the next write of a chosen object. */
+class SteppedStore implements ObjectStore {
+  readonly inner = new MemoryObjectStore();
+  private readonly steps: Array<{ when: 'before' | 'after'; name: string; run: () => Promise<void> }> = [];
+  /** Names written, in order. */
+  readonly writes: string[] = [];
+
+  before(name: string, run: () => Promise<void>): void {
+    this.steps.push({ when: 'before', name, run });
+  }
+  after(name: string, run: () => Promise<void>): void {
+    this.steps.push({ when: 'after', name, run });
+  }
+  private take(when: 'before' | 'after', name: string) {
+    const i = this.steps.findIndex((s) => s.when === when && s.name === name);
+    return i >= 0 ? this.steps.splice(i, 1)[0]!.run : undefined;
+  }
+  read(name: string): Promise<StoredObject | undefined> {
+    return this.inner.read(name);
+  }
+  async write(name: string, data: Buffer, options: WriteOptions): Promise<WriteOutcome> {
+    this.writes.push(name);
+    await this.take('before', name)?.();
+    const out = await this.inner.write(name, data, options);
+    await this.take('after', name)?.();
+    return out;
+  }
+  delete(name: string, generation: string): Promise<WriteOutcome> {
+    return this.inner.delete(name, generation);
+  }
+  list(prefix: string, options?: { pageToken?: string; maxResults?: number }): Promise<ObjectPage> {
+    return this.inner.list(prefix, options);
+  }
+}
+
+function world() {
+  const store = new SteppedStore();
+  const ledger = new LedgerStore(
+    store,
+    PIPELINE,
+    createLogger(() => undefined),
+    fast,
+  );
+  const queue = new MemoryTaskQueue();
+  const name = (id: string) => ledger.paths.partition(EPOCH, id);
+  const read = async (id: string) => (await ledger.readPartition(EPOCH, id))?.value;
+  const ids = async () => (await ledger.listPartitions()).partitions.map((p) => p.view.id).sort();
+  /** Creates root partitions (no parents: ready) for `tokens`. */
+  const roots = async (...tokens: string[]) => {
+    const entries = entriesFromChildPartitions(
+      {
+        kind: 'child-partitions',
+        startTimestamp: T,
+        recordSequence: '0',
+        childPartitions: tokens.map((token) => ({ token, parentPartitionTokens: [] })),
+      },
+      EPOCH,
+    );
+    for (const e of entries) await ledger.createPartition(e);
+  };
+  /** `holder` takes the lease at `now`; returns the entry as that reader holds it. */
+  const lease = async (token: string, holder: string, now: Timestamp = T): Promise<PartitionEntry> => {
+    const out = await ledger.updatePartition(EPOCH, partitionId(token), (e, writer) =>
+      acquireLease(e, { holder, now, durationMs: LEASE_MS, writer }),
+    );
+    if (out.kind !== 'written') throw new Error(`lease of ${token}: ${out.kind}`);
+    return out.entry;
+  };
+  const args = (holder: string, now: Timestamp, history?: HistoryCursors) => ({
+    ledger,
+    queue,
+    readerUrl: READER_URL,
+    pipeline: PIPELINE,
+    holder,
+    records: 3,
+    ...(history ? { history } : {}),
+    now,
+  });
+  /** The reader task the queue should hold for `id`, as of the child's entry in the ledger now. */
+  const taskFor = async (id: string) => {
+    const child = (await read(id))!;
+    const task = { pipeline: PIPELINE, epoch: EPOCH, partition: id, position: child.position };
+    return {
+      queue: 'reader',
+      id: readerTaskId(task, child.writer),
+      url: READER_URL,
+      body: { pipeline: PIPELINE, epoch: EPOCH, partition: id, position: formatTimestamp(child.position) },
+      shardKey: id,
+    };
+  };
+  return { store, ledger, queue, name, read, ids, roots, lease, args, taskFor };
+}
+
+/** A split of `parent` into `children` (each with `parent` as its only parent). */
+function split(parent: string, ...children: string[]): PartitionEnd {
+  return { at: END, children: children.map((token) => ({ token, parentPartitionTokens: [parent] })) };
+}
+
+const P = partitionId('p');
+const C1 = partitionId('c1');
+const C2 = partitionId('c2');
+
+/** The rejection of `promise`, which must reject. */
+async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    () => {
+      throw new Error('expected a rejection');
+    },
+    (err: unknown) => err,
+  );
+}
+
+describe('endPartition: the stalled reader finds its parent changed before creating children', () => {
+  it('a parent now leased by another reader: a conflict, no child created, nothing enqueued', async () => {
+    const w = world();
+    await w.roots('p');
+    const stale = await w.lease('p', 'r1');
+    // r1 stalled past its lease; r2 took the partition over.
+    const taken = await w.lease('p', 'r2', addMillis(T, LEASE_MS + 1_000));
+    const err = await rejection(
+      endPartition(w.args('r1', addMillis(T, LEASE_MS + 2_000)), stale, split('p', 'c1', 'c2')),
+    );
+    expect(err).toBeInstanceOf(SluiceError);
+    expect(err).toMatchObject({
+      kind: 'conflict',
+      message: `not creating the children of ${P}: its lease is no longer this reader's (leased)`,
+    });
+    expect(isFatal((err as SluiceError).kind)).toBe(false);
+    expect(await w.ids()).toEqual([P]);
+    expect(w.queue.pending).toEqual([]);
+    expect(await w.read(P)).toEqual(taken);
+  });
+
+  it('its own lease expired (at the expiry instant): a conflict, no child created', async () => {
+    const w = world();
+    await w.roots('p');
+    const held = await w.lease('p', 'r1');
+    const err = await rejection(endPartition(w.args('r1', held.lease!.expiresAt), held, split('p', 'c1')));
+    expect(err).toBeInstanceOf(SluiceError);
+    expect(err).toMatchObject({
+      kind: 'conflict',
+      message: `not creating the children of ${P}: its lease is no longer this reader's (leased)`,
+    });
+    expect(await w.ids()).toEqual([P]);
+    expect(w.queue.pending).toEqual([]);
+    expect(await w.read(P)).toEqual(held);
+    // One millisecond earlier the same call ends the partition.
+    const v = world();
+    await v.roots('p');
+    const again = await v.lease('p', 'r1');
+    expect(
+      await endPartition(v.args('r1', addMillis(again.lease!.expiresAt, -1)), again, split('p', 'c1')),
+    ).toEqual([C1]);
+  });
+
+  it('a parent given back meanwhile (ready): the conflict names its state', async () => {
+    const w = world();
+    await w.roots('p');
+    const held = await w.lease('p', 'r1');
+    await w.ledger.updatePartition(EPOCH, P, (e, writer) => releaseLease(e, { holder: 'r1', writer }));
+    const err = await rejection(endPartition(w.args('r1', addMillis(T, 1_000)), held, split('p', 'c1')));
+    expect(err).toBeInstanceOf(SluiceError);
+    expect(err).toMatchObject({
+      kind: 'conflict',
+      message: `not creating the children of ${P}: its lease is no longer this reader's (ready)`,
+    });
+    expect(await w.ids()).toEqual([P]);
+    expect(w.queue.pending).toEqual([]);
+  });
+
+  it('an entry already gone (the lineage finished and removed): a conflict, no child created', async () => {
+    const w = world();
+    await w.roots('p');
+    const held = await w.lease('p', 'r1');
+    const current = (await w.store.inner.read(w.name(P)))!;
+    await w.store.inner.delete(w.name(P), current.generation);
+    const err = await rejection(
+      endPartition(w.args('r1', addMillis(T, 1_000)), held, split('p', 'c1', 'c2')),
+    );
+    expect(err).toBeInstanceOf(SluiceError);
+    expect(err).toMatchObject({
+      kind: 'conflict',
+      message: `not creating the children of ${P}: its entry is gone (the lineage was finished by another reader)`,
+    });
+    expect(await w.ids()).toEqual([]);
+    expect(w.queue.pending).toEqual([]);
+  });
+
+  it('a parent already finished by another reader: no ids, no write, nothing enqueued', async () => {
+    const w = world();
+    await w.roots('p');
+    const stale = await w.lease('p', 'r1');
+    const later = addMillis(T, LEASE_MS + 1_000);
+    const taken = await w.lease('p', 'r2', later);
+    expect(await endPartition(w.args('r2', later), taken, split('p', 'c1', 'c2'))).toEqual([C1, C2]);
+    w.queue.drain();
+    // A child has moved on since: a reader holds it.
+    await w.lease('c1', 'r3', later);
+    const before = await Promise.all([P, C1, C2].map((id) => w.store.inner.read(w.name(id))));
+    const writes = w.store.writes.length;
+    expect(await endPartition(w.args('r1', later), stale, split('p', 'c1', 'c2'))).toEqual([]);
+    expect(w.store.writes.length).toBe(writes);
+    expect(await Promise.all([P, C1, C2].map((id) => w.store.inner.read(w.name(id))))).toEqual(before);
+    expect(w.queue.pending).toEqual([]);
+  });
+});
