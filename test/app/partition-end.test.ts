@@ -246,3 +246,47 @@ describe('endPartition: the stalled reader finds its parent changed before creat
     expect(w.queue.pending).toEqual([]);
   });
 });
+
+describe('endPartition: a refused finish', () => {
+  it('the finishing write loses to another reader that took the lease: "could not finish", a conflict', async () => {
+    const w = world();
+    await w.roots('p');
+    const held = await w.lease('p', 'r1');
+    // Between the re-read and the finishing write the lease runs out and r2 takes the partition: r1's
+    // conditional write finds another generation, and on re-reading the finish is refused.
+    w.store.before(w.name(P), async () => {
+      await w.lease('p', 'r2', addMillis(T, LEASE_MS + 1_000));
+    });
+    const err = await rejection(
+      endPartition(w.args('r1', addMillis(T, 1_000)), held, split('p', 'c1', 'c2')),
+    );
+    expect(err).toBeInstanceOf(SluiceError);
+    expect(err).toMatchObject({
+      kind: 'conflict',
+      message: `could not finish ${P}: partition ${P} is not leased by r1`,
+    });
+    expect(isFatal((err as SluiceError).kind)).toBe(false);
+    const parent = (await w.read(P))!;
+    expect(parent).toMatchObject({ state: 'leased', lease: { holder: 'r2' }, end: null });
+    // The children were created before the finish (create-only; the next finisher writes the same), and
+    // stay waiting: nothing was enqueued.
+    expect(await w.ids()).toEqual([P, C1, C2].sort());
+    expect((await w.read(C1))!.state).toBe('waiting');
+    expect((await w.read(C2))!.state).toBe('waiting');
+    expect(w.queue.pending).toEqual([]);
+  });
+
+  it('the parent removed before its finishing write: "could not finish <id>: missing"', async () => {
+    const w = world();
+    await w.roots('p');
+    const held = await w.lease('p', 'r1');
+    w.store.before(w.name(P), async () => {
+      const current = (await w.store.inner.read(w.name(P)))!;
+      await w.store.inner.delete(w.name(P), current.generation);
+    });
+    const err = await rejection(endPartition(w.args('r1', addMillis(T, 1_000)), held, split('p', 'c1')));
+    expect(err).toBeInstanceOf(SluiceError);
+    expect(err).toMatchObject({ kind: 'conflict', message: `could not finish ${P}: missing` });
+    expect(w.queue.pending).toEqual([]);
+  });
+});
