@@ -16,13 +16,20 @@ import {
   acquireLease,
   entriesFromChildPartitions,
   type HistoryCursors,
+  markReady,
   type PartitionEnd,
   type PartitionEntry,
   partitionId,
   releaseLease,
 } from '../../shared/domain/ledger';
 import { createLogger } from '../../shared/domain/log';
-import { addMillis, formatTimestamp, parseTimestamp, type Timestamp } from '../../shared/domain/timestamp';
+import {
+  addMillis,
+  addNanos,
+  formatTimestamp,
+  parseTimestamp,
+  type Timestamp,
+} from '../../shared/domain/timestamp';
 import type {
   ObjectPage,
   ObjectStore,
@@ -138,9 +145,15 @@ function split(parent: string, ...children: string[]): PartitionEnd {
   return { at: END, children: children.map((token) => ({ token, parentPartitionTokens: [parent] })) };
 }
 
+/** The end of one of `parents`, all merging into `child`. */
+function merge(child: string, ...parents: string[]): PartitionEnd {
+  return { at: END, children: [{ token: child, parentPartitionTokens: parents }] };
+}
+
 const P = partitionId('p');
 const C1 = partitionId('c1');
 const C2 = partitionId('c2');
+const M = partitionId('m');
 
 /** The rejection of `promise`, which must reject. */
 async function rejection(promise: Promise<unknown>): Promise<unknown> {
@@ -288,5 +301,138 @@ describe('endPartition: a refused finish', () => {
     expect(err).toBeInstanceOf(SluiceError);
     expect(err).toMatchObject({ kind: 'conflict', message: `could not finish ${P}: missing` });
     expect(w.queue.pending).toEqual([]);
+  });
+});
+
+describe('endPartition: promoting the children', () => {
+  const history: HistoryCursors = {
+    'ds.orders_history': {
+      stream: 'projects/x/datasets/ds/tables/orders_history/streams/s1',
+      offset: 7,
+      createdAt: T,
+      schema: 'f1',
+    },
+  };
+
+  it('a split: every child is created, marked ready and enqueued by the one call, in the record order', async () => {
+    const w = world();
+    await w.roots('p');
+    const held = await w.lease('p', 'r1');
+    const out = await endPartition(w.args('r1', addMillis(T, 1_000), history), held, split('p', 'c1', 'c2'));
+    expect(out).toEqual([C1, C2]);
+    expect(w.queue.pending).toEqual([await w.taskFor(C1), await w.taskFor(C2)]);
+    for (const [id, token] of [
+      [C1, 'c1'],
+      [C2, 'c2'],
+    ] as const) {
+      const child = (await w.read(id))!;
+      expect(child).toMatchObject({
+        id,
+        token,
+        state: 'ready',
+        epoch: EPOCH,
+        start: END,
+        position: addNanos(END, -1n),
+        end: null,
+        lease: null,
+        parentTokens: ['p'],
+        parentIds: [P],
+        history: {},
+      });
+      expect(child.writer).not.toBe('create');
+    }
+    // The parent: finished just before the end, its lease dropped, its children, records and cursors recorded.
+    expect(await w.read(P)).toMatchObject({
+      state: 'finished',
+      position: addNanos(END, -1n),
+      end: END,
+      lease: null,
+      childTokens: ['c1', 'c2'],
+      childIds: [C1, C2],
+      counters: { records: 3 },
+      history,
+    });
+  });
+
+  it('a merge whose parents finish one at a time: the first creates the child, the second enqueues it', async () => {
+    const w = world();
+    await w.roots('a', 'b');
+    const a = await w.lease('a', 'ra');
+    const b = await w.lease('b', 'rb');
+    const now = addMillis(T, 1_000);
+    expect(await endPartition(w.args('ra', now), a, merge('m', 'b', 'a'))).toEqual([]);
+    expect(w.queue.pending).toEqual([]);
+    const created = (await w.read(M))!;
+    expect(created).toMatchObject({
+      state: 'waiting',
+      parentTokens: ['a', 'b'],
+      parentIds: [partitionId('a'), partitionId('b')],
+      start: END,
+      writer: 'create',
+    });
+    const generation = (await w.store.inner.read(w.name(M)))!.generation;
+    expect(await endPartition(w.args('rb', now), b, merge('m', 'a', 'b'))).toEqual([M]);
+    expect((await w.read(M))!.state).toBe('ready');
+    expect(w.queue.pending).toEqual([await w.taskFor(M)]);
+    // One child entry: the second parent's create found it, and only the promotion wrote it again.
+    expect((await w.ids()).filter((id) => id === M)).toEqual([M]);
+    expect((await w.read(M))!).toEqual({ ...created, state: 'ready', writer: (await w.read(M))!.writer });
+    expect((await w.store.inner.read(w.name(M)))!.generation).not.toBe(generation);
+  });
+
+  it('a merge child promoted meanwhile (by the scheduler) is still enqueued and reported by the last parent', async () => {
+    const w = world();
+    await w.roots('a', 'b');
+    const a = await w.lease('a', 'ra');
+    const b = await w.lease('b', 'rb');
+    const now = addMillis(T, 1_000);
+    await endPartition(w.args('ra', now), a, merge('m', 'a', 'b'));
+    // Right after b's finishing write, before b promotes the child, the scheduler marks it ready.
+    w.store.after(w.name(partitionId('b')), async () => {
+      const parents = [(await w.read(partitionId('a')))!, (await w.read(partitionId('b')))!];
+      const out = await w.ledger.updatePartition(EPOCH, M, (e, writer) => markReady(e, parents, writer));
+      expect(out.kind).toBe('written');
+    });
+    expect(await endPartition(w.args('rb', now), b, merge('m', 'a', 'b'))).toEqual([M]);
+    expect(w.queue.pending).toEqual([await w.taskFor(M)]);
+  });
+
+  it('a merge child a reader already took is neither reported nor enqueued again', async () => {
+    const w = world();
+    await w.roots('a', 'b');
+    const a = await w.lease('a', 'ra');
+    const b = await w.lease('b', 'rb');
+    const now = addMillis(T, 1_000);
+    await endPartition(w.args('ra', now), a, merge('m', 'a', 'b'));
+    w.store.after(w.name(partitionId('b')), async () => {
+      const parents = [(await w.read(partitionId('a')))!, (await w.read(partitionId('b')))!];
+      await w.ledger.updatePartition(EPOCH, M, (e, writer) => markReady(e, parents, writer));
+      await w.lease('m', 'rm', now);
+    });
+    expect(await endPartition(w.args('rb', now), b, merge('m', 'a', 'b'))).toEqual([]);
+    expect(w.queue.pending).toEqual([]);
+    expect((await w.read(M))!).toMatchObject({ state: 'leased', lease: { holder: 'rm' } });
+  });
+
+  it('a parent the ledger does not hold counts as unfinished: the child waits, nothing is enqueued', async () => {
+    const w = world();
+    await w.roots('a');
+    const a = await w.lease('a', 'ra');
+    expect(await endPartition(w.args('ra', addMillis(T, 1_000)), a, merge('m', 'a', 'x'))).toEqual([]);
+    expect((await w.read(M))!.state).toBe('waiting');
+    expect((await w.read(partitionId('a')))!.state).toBe('finished');
+    expect(w.queue.pending).toEqual([]);
+  });
+
+  it('a child removed before its promotion is skipped; its sibling is still enqueued', async () => {
+    const w = world();
+    await w.roots('p');
+    const held = await w.lease('p', 'r1');
+    w.store.after(w.name(P), async () => {
+      const current = (await w.store.inner.read(w.name(C1)))!;
+      await w.store.inner.delete(w.name(C1), current.generation);
+    });
+    expect(await endPartition(w.args('r1', addMillis(T, 1_000)), held, split('p', 'c1', 'c2'))).toEqual([C2]);
+    expect(w.queue.pending).toEqual([await w.taskFor(C2)]);
   });
 });
