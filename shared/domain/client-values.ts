@@ -116,11 +116,17 @@ export function readTimestamp(value: unknown, path: string): Timestamp {
 }
 
 function isJsonValue(value: unknown): value is JsonValue {
-  if (value === null || ['string', 'boolean'].includes(typeof value)) return true;
-  if (typeof value === 'number') return Number.isFinite(value);
-  if (Array.isArray(value)) return value.every(isJsonValue);
-  if (typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
-    return Object.values(value as object).every(isJsonValue);
+  // Every mod's keys and values pass here: plain loops, no array or closure per value.
+  const type = typeof value;
+  if (value === null || type === 'string' || type === 'boolean') return true;
+  if (type === 'number') return Number.isFinite(value);
+  if (Array.isArray(value)) {
+    for (const e of value) if (!isJsonValue(e)) return false;
+    return true;
+  }
+  if (type === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
+    for (const k in value as object) if (!isJsonValue((value as Record<string, unknown>)[k])) return false;
+    return true;
   }
   return false;
 }
