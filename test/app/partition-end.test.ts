@@ -82,6 +82,26 @@ class SteppedStore implements ObjectStore {
   }
 }
 
+/** A world with root partition p leased by `holder` at T, and that lease. */
+async function rootLeased(holder = 'r1') {
+  const w = world();
+  await w.roots('p');
+  return { w, held: await w.lease('p', holder) };
+}
+
+/** A world with roots a and b, leased by ra and rb at T, about to end at T + 1 s into merge child m. */
+async function mergeParentsLeased() {
+  const w = world();
+  await w.roots('a', 'b');
+  return { w, a: await w.lease('a', 'ra'), b: await w.lease('b', 'rb'), now: addMillis(T, 1_000) };
+}
+
+/** Marks merge child m ready over its parents a and b as they are now, as the scheduler's promotion does. */
+async function promoteAsScheduler(w: ReturnType<typeof world>) {
+  const parents = [(await w.read(partitionId('a')))!, (await w.read(partitionId('b')))!];
+  return w.ledger.updatePartition(EPOCH, M, (e, writer) => markReady(e, parents, writer));
+}
+
 function world() {
   const store = new SteppedStore();
   const ledger = new LedgerStore(
@@ -137,7 +157,12 @@ function world() {
       shardKey: id,
     };
   };
-  return { store, ledger, queue, name, read, ids, roots, lease, args, taskFor };
+  /** Deletes the entry of `id` behind the ledger's back, as a scheduler that removed it would. */
+  const remove = async (id: string) => {
+    const current = (await store.inner.read(name(id)))!;
+    await store.inner.delete(name(id), current.generation);
+  };
+  return { store, ledger, queue, name, read, ids, roots, lease, args, taskFor, remove };
 }
 
 /** A split of `parent` into `children` (each with `parent` as its only parent). */
@@ -187,9 +212,7 @@ describe('endPartition: the stalled reader finds its parent changed before creat
   });
 
   it('its own lease expired (at the expiry instant): a conflict, no child created', async () => {
-    const w = world();
-    await w.roots('p');
-    const held = await w.lease('p', 'r1');
+    const { w, held } = await rootLeased();
     const err = await rejection(endPartition(w.args('r1', held.lease!.expiresAt), held, split('p', 'c1')));
     expect(err).toBeInstanceOf(SluiceError);
     expect(err).toMatchObject({
@@ -209,9 +232,7 @@ describe('endPartition: the stalled reader finds its parent changed before creat
   });
 
   it('a parent given back meanwhile (ready): the conflict names its state', async () => {
-    const w = world();
-    await w.roots('p');
-    const held = await w.lease('p', 'r1');
+    const { w, held } = await rootLeased();
     await w.ledger.updatePartition(EPOCH, P, (e, writer) => releaseLease(e, { holder: 'r1', writer }));
     const err = await rejection(endPartition(w.args('r1', addMillis(T, 1_000)), held, split('p', 'c1')));
     expect(err).toBeInstanceOf(SluiceError);
@@ -224,11 +245,8 @@ describe('endPartition: the stalled reader finds its parent changed before creat
   });
 
   it('an entry already gone (the lineage finished and removed): a conflict, no child created', async () => {
-    const w = world();
-    await w.roots('p');
-    const held = await w.lease('p', 'r1');
-    const current = (await w.store.inner.read(w.name(P)))!;
-    await w.store.inner.delete(w.name(P), current.generation);
+    const { w, held } = await rootLeased();
+    await w.remove(P);
     const err = await rejection(
       endPartition(w.args('r1', addMillis(T, 1_000)), held, split('p', 'c1', 'c2')),
     );
@@ -262,9 +280,7 @@ describe('endPartition: the stalled reader finds its parent changed before creat
 
 describe('endPartition: a refused finish', () => {
   it('the finishing write loses to another reader that took the lease: "could not finish", a conflict', async () => {
-    const w = world();
-    await w.roots('p');
-    const held = await w.lease('p', 'r1');
+    const { w, held } = await rootLeased();
     // Between the re-read and the finishing write the lease runs out and r2 takes the partition: r1's
     // conditional write finds another generation, and on re-reading the finish is refused.
     w.store.before(w.name(P), async () => {
@@ -290,13 +306,8 @@ describe('endPartition: a refused finish', () => {
   });
 
   it('the parent removed before its finishing write: "could not finish <id>: missing"', async () => {
-    const w = world();
-    await w.roots('p');
-    const held = await w.lease('p', 'r1');
-    w.store.before(w.name(P), async () => {
-      const current = (await w.store.inner.read(w.name(P)))!;
-      await w.store.inner.delete(w.name(P), current.generation);
-    });
+    const { w, held } = await rootLeased();
+    w.store.before(w.name(P), async () => w.remove(P));
     const err = await rejection(endPartition(w.args('r1', addMillis(T, 1_000)), held, split('p', 'c1')));
     expect(err).toBeInstanceOf(SluiceError);
     expect(err).toMatchObject({ kind: 'conflict', message: `could not finish ${P}: missing` });
@@ -315,9 +326,7 @@ describe('endPartition: promoting the children', () => {
   };
 
   it('a split: every child is created, marked ready and enqueued by the one call, in the record order', async () => {
-    const w = world();
-    await w.roots('p');
-    const held = await w.lease('p', 'r1');
+    const { w, held } = await rootLeased();
     const out = await endPartition(w.args('r1', addMillis(T, 1_000), history), held, split('p', 'c1', 'c2'));
     expect(out).toEqual([C1, C2]);
     expect(w.queue.pending).toEqual([await w.taskFor(C1), await w.taskFor(C2)]);
@@ -355,11 +364,7 @@ describe('endPartition: promoting the children', () => {
   });
 
   it('a merge whose parents finish one at a time: the first creates the child, the second enqueues it', async () => {
-    const w = world();
-    await w.roots('a', 'b');
-    const a = await w.lease('a', 'ra');
-    const b = await w.lease('b', 'rb');
-    const now = addMillis(T, 1_000);
+    const { w, a, b, now } = await mergeParentsLeased();
     expect(await endPartition(w.args('ra', now), a, merge('m', 'b', 'a'))).toEqual([]);
     expect(w.queue.pending).toEqual([]);
     const created = (await w.read(M))!;
@@ -381,32 +386,21 @@ describe('endPartition: promoting the children', () => {
   });
 
   it('a merge child promoted meanwhile (by the scheduler) is still enqueued and reported by the last parent', async () => {
-    const w = world();
-    await w.roots('a', 'b');
-    const a = await w.lease('a', 'ra');
-    const b = await w.lease('b', 'rb');
-    const now = addMillis(T, 1_000);
+    const { w, a, b, now } = await mergeParentsLeased();
     await endPartition(w.args('ra', now), a, merge('m', 'a', 'b'));
     // Right after b's finishing write, before b promotes the child, the scheduler marks it ready.
     w.store.after(w.name(partitionId('b')), async () => {
-      const parents = [(await w.read(partitionId('a')))!, (await w.read(partitionId('b')))!];
-      const out = await w.ledger.updatePartition(EPOCH, M, (e, writer) => markReady(e, parents, writer));
-      expect(out.kind).toBe('written');
+      expect((await promoteAsScheduler(w)).kind).toBe('written');
     });
     expect(await endPartition(w.args('rb', now), b, merge('m', 'a', 'b'))).toEqual([M]);
     expect(w.queue.pending).toEqual([await w.taskFor(M)]);
   });
 
   it('a merge child a reader already took is neither reported nor enqueued again', async () => {
-    const w = world();
-    await w.roots('a', 'b');
-    const a = await w.lease('a', 'ra');
-    const b = await w.lease('b', 'rb');
-    const now = addMillis(T, 1_000);
+    const { w, a, b, now } = await mergeParentsLeased();
     await endPartition(w.args('ra', now), a, merge('m', 'a', 'b'));
     w.store.after(w.name(partitionId('b')), async () => {
-      const parents = [(await w.read(partitionId('a')))!, (await w.read(partitionId('b')))!];
-      await w.ledger.updatePartition(EPOCH, M, (e, writer) => markReady(e, parents, writer));
+      await promoteAsScheduler(w);
       await w.lease('m', 'rm', now);
     });
     expect(await endPartition(w.args('rb', now), b, merge('m', 'a', 'b'))).toEqual([]);
@@ -425,13 +419,8 @@ describe('endPartition: promoting the children', () => {
   });
 
   it('a child removed before its promotion is skipped; its sibling is still enqueued', async () => {
-    const w = world();
-    await w.roots('p');
-    const held = await w.lease('p', 'r1');
-    w.store.after(w.name(P), async () => {
-      const current = (await w.store.inner.read(w.name(C1)))!;
-      await w.store.inner.delete(w.name(C1), current.generation);
-    });
+    const { w, held } = await rootLeased();
+    w.store.after(w.name(P), async () => w.remove(C1));
     expect(await endPartition(w.args('r1', addMillis(T, 1_000)), held, split('p', 'c1', 'c2'))).toEqual([C2]);
     expect(w.queue.pending).toEqual([await w.taskFor(C2)]);
   });
