@@ -20,7 +20,7 @@ const quick = process.argv.includes('--quick');
  * alone.
  */
 const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
-/** `--profile <dir>`: CPU profiles of the measured phases (the backfill's for now) written there. */
+/** `--profile <dir>`: CPU profiles of the measured phases (backfill, writer, reader variants) written there. */
 const profileDir = process.argv.includes('--profile')
   ? process.argv[process.argv.indexOf('--profile') + 1]
   : undefined;
@@ -311,6 +311,7 @@ async function readerEnrichmentFigures(): Promise<Figure[]> {
     modsPerTransaction: 50,
     runs: RATIO_ROUNDS,
     only: variants,
+    ...(profileDir ? { profileDir } : {}),
   });
   const rate = (v: string) =>
     median(runs.filter((r) => r.variant === v).map((r) => r.mods / (r.cpuMs / 1000)));
