@@ -6,11 +6,11 @@
 import { parseConfigObject } from '../../shared/domain/config';
 import { type BackfillRun, backfillThroughput } from './backfill-throughput';
 import { type EnrichmentRun, enrichmentThroughput } from './enrichment';
-import { endToEndLatency, latencyUnderLoad } from './latency';
+import { latencyFigures, loadedLatencyFigures } from './latency-figures';
 import { readerFunctionThroughput } from './reader-function';
 import { readerThroughput, type ThroughputRun } from './reader-throughput';
 import { schedulerTicks } from './scheduler-tick';
-import { type Figure, fmt, machine, median, percentile, spread, table } from './stats';
+import { type Figure, fmt, machine, median, spread, table } from './stats';
 import { type WriterRun, writerThroughput } from './writer-throughput';
 
 const quick = process.argv.includes('--quick');
@@ -30,48 +30,6 @@ const RATIO_ROUNDS = quick ? 1 : 5;
 
 function progress(message: string): void {
   process.stderr.write(`bench: ${message}\n`);
-}
-
-async function latencyFigures(): Promise<Figure[]> {
-  const figures: Figure[] = [];
-  for (const mode of ['continuous', 'scheduled'] as const) {
-    progress(`end-to-end latency, ${mode} mode`);
-    const samples = mode === 'continuous' ? 25 : 10;
-    // A scheduled round waits out the idle delay (30 s by default): fewer rounds keep the run short.
-    const count = mode === 'continuous' ? RUNS : Math.min(RUNS, 2);
-    const rounds = await endToEndLatency({ mode, rounds: count, samples, everyMs: 200 });
-    const p50 = median(rounds.map((r) => percentile(r, 0.5)));
-    const p99 = median(rounds.map((r) => percentile(r, 0.99)));
-    const target = mode === 'continuous' ? '≤ 2 s / ≤ 5 s' : '— (tick-bound)';
-    const note = `${rounds.length} rounds × ${samples} commits; tick 2 s`;
-    figures.push({
-      what: `latency commit → BigQuery, ${mode}, p50 / p99`,
-      value: `${fmt(p50 / 1000, 2)} s / ${fmt(p99 / 1000, 2)} s`,
-      target,
-      note,
-    });
-  }
-  figures.push(...(await loadedLatencyFigures()));
-  return figures;
-}
-
-/** Continuous mode while commits arrive at 1,000 a second (the performance issue's load point). */
-async function loadedLatencyFigures(): Promise<Figure[]> {
-  const perSecond = 1_000;
-  progress(`end-to-end latency at ${perSecond} commits per second, continuous mode`);
-  const rounds = await latencyUnderLoad({ perSecond, seconds: quick ? 5 : 10, rounds: quick ? 1 : 2 });
-  const p50 = median(rounds.map((r) => percentile(r.latencies, 0.5)));
-  const p99 = median(rounds.map((r) => percentile(r.latencies, 0.99)));
-  const reached = median(rounds.map((r) => r.reached));
-  const failed = rounds.reduce((n, r) => n + r.failed, 0);
-  return [
-    {
-      what: `latency commit → BigQuery, continuous, ${fmt(perSecond)} commits/s asked, p50 / p99`,
-      value: `${fmt(p50 / 1000, 2)} s / ${fmt(p99 / 1000, 2)} s`,
-      target: '≤ 2 s / ≤ 5 s',
-      note: `${rounds.length} rounds × ${rounds[0]?.latencies.length ?? 0} commits; ${fmt(reached)} commits/s reached; ${failed} failed`,
-    },
-  ];
 }
 
 /**
@@ -369,8 +327,8 @@ async function main(): Promise<void> {
     reader: readerShapeFigures,
     enrichment: enrichmentFigures,
     'reader-enrichment': readerEnrichmentFigures,
-    latency: latencyFigures,
-    'latency-load': loadedLatencyFigures,
+    latency: () => latencyFigures({ runs: RUNS, quick, progress }),
+    'latency-load': () => loadedLatencyFigures({ runs: RUNS, quick, progress }),
   };
   const one = only ? alone[only] : undefined;
   if (one) {
@@ -387,7 +345,7 @@ async function main(): Promise<void> {
     ...(await enrichmentFigures()),
     ...(await readerEnrichmentFigures()),
     ...(await schedulerFigures()),
-    ...(await latencyFigures()),
+    ...(await latencyFigures({ runs: RUNS, quick, progress })),
   ];
   console.log(`sluice benchmarks — ${machine()}`);
   console.log(table(figures));
